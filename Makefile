@@ -1,0 +1,48 @@
+# kemps — build scaffolding. Everything lives in ./.venv; the only host needs are
+# Python >= 3.11 (override with `make PYTHON=python3.12 ...`) and make.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PYTEST_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help run test bench lint clean
+
+help: ## List the available targets
+	@echo "kemps — make targets:"
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "} {printf "  make %-8s %s\n", $$1, $$2}'
+	@echo "Variables: PYTHON=$(PYTHON) (interpreter used to create .venv), PYTEST_ARGS=..."
+
+# Create/refresh the virtualenv whenever pyproject.toml or requirements.lock change.
+$(VENV)/.installed: pyproject.toml requirements.lock
+	@if [ -x $(BIN)/python ]; then py=$(BIN)/python; else py='$(PYTHON)'; fi; \
+	if ! "$$py" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then \
+		echo "error: kemps needs Python >= 3.11, but '$$py' is: $$("$$py" --version 2>/dev/null || echo 'not found')" >&2; \
+		echo "hint: install Python 3.11+ and run e.g. 'make clean; make PYTHON=python3.11 test'" >&2; \
+		exit 1; \
+	fi
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -r requirements.lock
+	$(BIN)/python -m pip install --no-deps -e .
+	touch $@
+
+run: $(VENV)/.installed ## Set up .venv if needed, then play a full simulated match
+	$(BIN)/kemps run
+
+test: $(VENV)/.installed ## Set up .venv if needed, then run the test suite (PYTEST_ARGS=...)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed ## Run the engine benchmark
+	$(BIN)/kemps bench
+
+lint: $(VENV)/.installed ## ruff check + mypy (strict)
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy
+
+clean: ## Remove .venv, build output and tool caches
+	rm -rf $(VENV) build dist src/*.egg-info \
+		.pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find . -path ./.git -prune -o -type d -name __pycache__ -prune -exec rm -rf {} +

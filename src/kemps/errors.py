@@ -1,0 +1,55 @@
+"""One error family for the whole project.
+
+Every error carries a stable machine ``code`` (goes over the wire, is matched in tests) and a plain
+``message`` (goes to the person). Nothing here asserts: bad input raises one of these and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+
+class KempsError(Exception):
+    """Base of every error kemps raises on purpose.
+
+    Attributes:
+        code: stable snake_case machine code, e.g. ``"card_gone"``.
+        message: one plain sentence for a person.
+    """
+
+    code: str = "kemps_error"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        """The wire form: ``{"code": ..., "message": ...}``."""
+        return {"code": self.code, "message": self.message}
+
+
+class CardError(KempsError, ValueError):
+    """A card or card text that does not parse (code ``bad_card``)."""
+
+
+class RuleError(KempsError, ValueError):
+    """A rule set option, or combination of options, that is not allowed.
+
+    The code is ``bad_option`` or ``unknown_preset``; the message names the option.
+    """
+
+
+class Rejected(KempsError):
+    """An action the table refused. The table's state is unchanged.
+
+    Codes (stable): ``not_started``, ``hand_over``, ``match_over``, ``no_such_seat``, ``card_gone``,
+    ``not_in_hand``, ``one_card_at_a_time``, ``uneven_swap``, ``holding_five``, ``not_holding``,
+    ``hold_limit``, ``slot_full``, ``not_dealer``, ``no_stall``, ``stall_pending``,
+    ``objection_pending``, ``already_agreed``, ``not_your_partner``, ``own_pair``, ``not_opposite``,
+    ``need_target``, ``calls_disabled``, ``heard_forbidden``, ``chat_forbidden``, ``unknown_gesture``,
+    ``fake_signal``, ``no_huddle``, ``bad_deal``, ``table_talk_allowed``, ``bad_action``.
+    """
+
+
+class RecordError(KempsError, ValueError):
+    """A match record that cannot be read or replayed (code ``bad_record``)."""

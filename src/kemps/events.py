@@ -1,0 +1,275 @@
+"""Events: what happened at the table, as small frozen dataclasses (h11 ``_events.py`` style).
+
+Every event carries ``t``, the table time in seconds at which it happened (the ``now`` of the
+action that caused it, or the deadline of the timer that fired it). Events hold full information;
+:func:`kemps.views.event_for` is the one place that redacts them for a seat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from kemps.cards import Card
+
+HandEndReason = Literal["call", "real_deal", "table_talk"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """A hand was dealt. ``hands[seat]`` is that seat's four cards (redacted per viewer);
+    ``middle`` is ``None`` per slot while dealt face down (``start="countdown"``, S2 Cash)."""
+
+    t: float
+    hand_no: int
+    dealer: int
+    hands: tuple[tuple[Card, ...], ...]
+    middle: tuple[Card | None, ...]
+    stock_count: int
+    opens_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOpened:
+    """Play opened: on the deal, on the dealer's "Go", or at the end of the countdown, when the
+    middle is turned face up (S1 "When the last card has been turned up")."""
+
+    t: float
+    middle: tuple[Card | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Swapped:
+    """``seat`` took ``took`` from the middle and laid ``gave`` in the same slots (``slots``)."""
+
+    t: float
+    seat: int
+    took: tuple[Card, ...]
+    gave: tuple[Card, ...]
+    slots: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Grabbed:
+    """S4: ``seat`` picked ``took`` up from ``slots``; they must discard by ``deadline``."""
+
+    t: float
+    seat: int
+    took: tuple[Card, ...]
+    slots: tuple[int, ...]
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded:
+    """S4: ``seat`` laid ``gave`` face up in the empty ``slots``."""
+
+    t: float
+    seat: int
+    gave: tuple[Card, ...]
+    slots: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HoldExpired:
+    """S4: ``seat`` held five cards past the limit (or through a sweep); the grabbed cards went
+    back to ``slots``."""
+
+    t: float
+    seat: int
+    returned: tuple[Card, ...]
+    slots: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StallProposed:
+    """A stall was proposed by ``seat`` (``auto``: by the dealer after ``idle_sweep_s`` with no
+    swap); the middle is swept at ``deadline`` unless someone objects. Under ``all_agree``,
+    ``agreed`` counts the seats agreeing so far and ``deadline`` is None."""
+
+    t: float
+    seat: int
+    deadline: float | None
+    auto: bool = False
+    agreed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Objected:
+    """``seat`` objected: the countdown waits until every objector has taken a card (S4)."""
+
+    t: float
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StallResumed:
+    """The last objector took a card; the countdown starts again and ends at ``deadline``."""
+
+    t: float
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class StallCancelled:
+    """Agreement to a fresh middle lapsed because the middle changed (``all_agree``)."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class Swept:
+    """The dealer swept ``swept`` away and dealt ``middle`` from the stock."""
+
+    t: float
+    swept: tuple[Card, ...]
+    middle: tuple[Card | None, ...]
+    stock_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StockReshuffled:
+    """The stock ran out; the swept cards were shuffled into a new stock (S0)."""
+
+    t: float
+    stock_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Gestured:
+    """``seat`` made ``gesture`` (``heard``: a sound, else seen)."""
+
+    t: float
+    seat: int
+    gesture: str
+    heard: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Chatted:
+    """``seat`` said ``text`` at the table."""
+
+    t: float
+    seat: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SignalsAgreed:
+    """Pair ``pair`` agreed ``signals`` (private: only that pair ever receives this)."""
+
+    t: float
+    pair: int
+    seat: int
+    signals: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Called:
+    """``seat`` made a call of ``kind`` on ``on_seat`` (a player) or ``on_pair``."""
+
+    t: float
+    seat: int
+    kind: str
+    on_seat: int | None
+    on_pair: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CallVoid:
+    """S4 ``immune_while_holding``: the call was on a player holding five; nothing happens."""
+
+    t: float
+    seat: int
+    held_by: int
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """``seat`` showed ``cards``: the whole hand (``full``) or, after a wrong call at a table that
+    plays on, two different cards (S4 "shows two different cards")."""
+
+    t: float
+    seat: int
+    cards: tuple[Card, ...]
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CallJudged:
+    """The call by ``seat`` was ``right`` or not, judged on the hands at that moment (S0)."""
+
+    t: float
+    seat: int
+    kind: str
+    right: bool
+    checked: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """``pair`` took ``amount`` letters (or won points); ``total`` is its new count."""
+
+    t: float
+    pair: int
+    amount: int
+    total: int
+    unit: Literal["letter", "point"]
+
+
+@dataclass(frozen=True, slots=True)
+class TableTalkRuled:
+    """The table ruled that ``pair`` used table talk: it loses the match (S1, S2)."""
+
+    t: float
+    pair: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """Hand ``hand_no`` ended; ``decided`` is False for a real deal (no letter, S1)."""
+
+    t: float
+    hand_no: int
+    reason: HandEndReason
+    decided: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    """The match is over. ``ranks[pair]`` is 1 for the winner(s); equal scores share a rank."""
+
+    t: float
+    ranks: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+Event = (HandDealt | PlayOpened | Swapped | Grabbed | Discarded | HoldExpired | StallProposed
+         | Objected | StallResumed | StallCancelled | Swept | StockReshuffled | Gestured | Chatted
+         | SignalsAgreed | Called | CallVoid | Revealed | CallJudged | Scored | TableTalkRuled
+         | HandEnded | MatchEnded)
+
+EVENT_NAMES: Final[dict[type[Any], str]] = {
+    cls: "".join("_" + ch.lower() if ch.isupper() else ch for ch in cls.__name__).lstrip("_")
+    for cls in (HandDealt, PlayOpened, Swapped, Grabbed, Discarded, HoldExpired, StallProposed,
+                Objected, StallResumed, StallCancelled, Swept, StockReshuffled, Gestured, Chatted,
+                SignalsAgreed, Called, CallVoid, Revealed, CallJudged, Scored, TableTalkRuled,
+                HandEnded, MatchEnded)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.text
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """JSON form: ``{"type": "swapped", "t": 1.5, "seat": 0, "took": ["7H"], ...}``; cards as
+    text, a hidden card as ``null``."""
+    out: dict[str, Any] = {"type": EVENT_NAMES[type(event)]}
+    for f in dataclasses.fields(event):
+        out[f.name] = _plain(getattr(event, f.name))
+    return out

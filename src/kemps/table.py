@@ -1,0 +1,839 @@
+"""The table engine: one object holding a table's whole state, changed only by actions.
+
+Everything that changes the state lives in this module (h11 ``_state.py`` style). The engine does
+no I/O and owns no clock and no global random: each action comes with ``now`` (seconds, any
+monotonic origin chosen by the caller) and a deal carries its own pack order and reshuffle seed.
+
+Use::
+
+    table = Table(find_preset("pagat"), names=["Alice", "Ben", "Cara", "Dev"])
+    events = table.apply(Deal(order), now=0.0)       # or raises Rejected, changing nothing
+    events += table.advance(now=4.0)                  # fire timers due by then
+    table.next_deadline()                             # when the driver should call advance next
+
+Seating: seats ``0..n-1`` clockwise; pair of seat ``s`` is ``s % pairs``; partner is
+``(s + pairs) % n`` so partners sit opposite (RULES-NOTES "Fixed by every seed"). "Left" of a seat
+is the next seat, ``(s + 1) % n``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Literal
+
+from kemps.actions import (
+    Action, AgreeSignals, Call, Chat, Deal, Discard, Gesture, Go, Grab, Object, ProposeStall,
+    RuleTableTalk, Swap)
+from kemps.cards import Card, four_of_a_kind, new_pack
+from kemps.errors import Rejected
+from kemps.events import (
+    CallJudged, Called, CallVoid, Chatted, Discarded, Event, Gestured, Grabbed, HandDealt,
+    HandEnded, HoldExpired, MatchEnded, Objected, PlayOpened, Revealed, Scored, SignalsAgreed,
+    StallCancelled, StallProposed, StallResumed, StockReshuffled, Swapped, Swept, TableTalkRuled)
+from kemps.gestures import MAX_SIGNALS, PALETTE
+from kemps.rules import RuleSet
+
+Phase = Literal["huddle", "dealt", "play", "over"]
+MAX_CHAT: Final = 200
+MAX_NAME: Final = 40
+
+
+class Table:
+    """A Kemps table: seating, the current hand, the score, and the match.
+
+    Attributes (read them; never assign): ``rules``, ``names``, ``phase`` (``"huddle"`` between
+    hands, ``"dealt"`` before play opens, ``"play"``, ``"over"``), ``hand_no`` (0 before the first
+    deal), ``dealer``, ``hands`` (per seat), ``middle`` (4 slots, ``None`` = empty), ``stock``
+    (top is the last element), ``swept``, ``scores`` (letters or points per pair), ``signals``
+    (per pair), ``revealed`` (seat -> cards shown this hand), ``version`` (goes up by one with
+    every accepted action and every fired timer batch), ``ranks`` (per pair once over).
+    """
+
+    __slots__ = (
+        "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
+        "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
+        "_rng", "_opens_at", "_stall_deadline", "_stall_by", "_objectors", "_agreed",
+        "_idle_from", "_holding", "_last_call", "_handlers", "_pack_size")
+
+    def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
+                 first_dealer: int = 0) -> None:
+        """Seat a table.
+
+        Args:
+            rules: the rule set; ``rules.pairs`` fixes the number of seats.
+            names: one display name per seat (default ``"Seat 1"``...), at most 40 characters.
+            first_dealer: the seat that deals the first hand.
+
+        Raises:
+            Rejected: ``bad_action`` for a wrong number of names or a bad dealer seat.
+        """
+        n = rules.players
+        names = list(names) if names is not None else [f"Seat {i + 1}" for i in range(n)]
+        if len(names) != n or not all(isinstance(x, str) and 0 < len(x.strip()) <= MAX_NAME
+                                      for x in names):
+            raise Rejected("bad_action", f"This table seats {n} players: give {n} names of 1 to "
+                           f"{MAX_NAME} characters.")
+        if isinstance(first_dealer, bool) or not isinstance(first_dealer, int) or not (
+                0 <= first_dealer < n):
+            raise Rejected("bad_action", f"The first dealer must be a seat from 0 to {n - 1}.")
+        self.rules = rules
+        self.names: tuple[str, ...] = tuple(x.strip() for x in names)
+        self.n = n
+        self.pairs = rules.pairs
+        self.phase: Phase = "huddle"
+        self.hand_no = 0
+        self.dealer = first_dealer
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        self.middle: list[Card | None] = [None] * 4
+        self.stock: list[Card] = []
+        self.swept: list[Card] = []
+        self.scores = [0] * self.pairs
+        self.decided_hands = 0
+        self.signals: list[tuple[str, ...]] = [()] * self.pairs
+        self.revealed: dict[int, tuple[Card, ...]] = {}
+        self.version = 0
+        self.ranks: tuple[int, ...] | None = None
+        self._pack_size = 52 * rules.deck_count
+        self._rng = random.Random(0)
+        self._opens_at: float | None = None
+        self._stall_deadline: float | None = None
+        self._stall_by = -1
+        self._objectors: set[int] = set()
+        self._agreed: set[int] = set()
+        self._idle_from: float | None = None
+        self._holding: dict[int, tuple[float, list[Card]]] = {}
+        self._last_call: Called | None = None
+        self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
+            Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
+            Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
+            Gesture: self._gesture, Chat: self._chat, AgreeSignals: self._agree_signals,
+            Call: self._call, RuleTableTalk: self._table_talk}
+
+    # == seating ===================================================================================
+    def pair_of(self, seat: int) -> int:
+        """The pair (0..pairs-1) that ``seat`` plays in."""
+        return seat % self.pairs
+
+    def partner_of(self, seat: int) -> int:
+        """The seat opposite ``seat``: its partner."""
+        return (seat + self.pairs) % self.n
+
+    def seats_of(self, pair: int) -> tuple[int, int]:
+        """The two seats of ``pair``."""
+        return (pair, pair + self.pairs)
+
+    def left_of(self, seat: int) -> int:
+        """The next seat clockwise: the player on ``seat``'s left."""
+        return (seat + 1) % self.n
+
+    def holds_four(self, seat: int) -> bool:
+        """True when ``seat`` holds four of a kind right now."""
+        return four_of_a_kind(self.hands[seat])
+
+    # == driving ===================================================================================
+    def apply(self, action: Action, now: float) -> list[Event]:
+        """Apply one action at table time ``now`` (seconds).
+
+        Timers due by ``now`` fire first (their events come first in the list). ``now`` earlier than
+        the last applied time is treated as that time: the table's clock never runs backwards.
+
+        Returns:
+            The events the action (and any due timers) caused, in order.
+
+        Raises:
+            Rejected: with a stable code (see :class:`kemps.errors.Rejected`) when the action is not
+                allowed now; the table, timers included, is unchanged (a timer that was due by
+                ``now`` fires at the next call instead).
+        """
+        handler = self._handlers.get(type(action))
+        if handler is None:
+            raise Rejected("bad_action", f"{type(action).__name__} is not an action.")
+        if isinstance(now, bool) or not isinstance(now, int | float) or now != now:
+            raise Rejected("bad_action", "The time of an action must be a number of seconds.")
+        seat = action.seat
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < self.n):
+            raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
+        if self.phase == "over":
+            raise Rejected("match_over", "The match is over.")
+        # Validate against the state as timers would leave it, without changing anything first:
+        # timers that are due are fired, then the action is tried; if it is rejected the timers'
+        # effects stand but are reported by the next call (they are facts of time, not of the
+        # action). To keep "a rejection changes nothing" exact, we only fire timers when the
+        # action is accepted or when no timer is due.
+        if self._due(now):
+            snapshot = self._snapshot()
+            timer_events = self._fire_due(now)
+            try:
+                events = handler(action, now)
+            except Rejected:
+                self._restore(snapshot)
+                raise
+            self.version += 1
+            return timer_events + events
+        events = handler(action, now)
+        self.version += 1
+        return events
+
+    def advance(self, now: float) -> list[Event]:
+        """Fire every timer due at or before ``now`` (countdowns, hold limits, idle sweeps).
+
+        Returns the events, each stamped with its timer's deadline; empty when nothing was due.
+        """
+        if not self._due(now):
+            return []
+        events = self._fire_due(now)
+        self.version += 1
+        return events
+
+    def next_deadline(self) -> float | None:
+        """The earliest pending timer deadline in seconds, or ``None`` when none is pending."""
+        best: float | None = None
+        for d in self._deadlines():
+            if best is None or d < best:
+                best = d
+        return best
+
+    # == timers ====================================================================================
+    def _deadlines(self) -> list[float]:
+        out: list[float] = []
+        if self.phase == "dealt" and self._opens_at is not None:
+            out.append(self._opens_at)
+        if self.phase == "play":
+            if self._stall_deadline is not None and not self._objectors:
+                out.append(self._stall_deadline)
+            idle = self._idle_deadline()
+            if idle is not None:
+                out.append(idle)
+            for deadline, _ in self._holding.values():
+                out.append(deadline)
+        return out
+
+    def _idle_deadline(self) -> float | None:
+        r = self.rules
+        if (r.idle_sweep_s <= 0 or r.sweep == "all_agree" or self._idle_from is None
+                or self._stall_deadline is not None or self._objectors):
+            return None
+        return self._idle_from + r.idle_sweep_s
+
+    def _due(self, now: float) -> bool:
+        return any(d <= now for d in self._deadlines())
+
+    def _fire_due(self, now: float) -> list[Event]:
+        events: list[Event] = []
+        while self.phase in ("dealt", "play"):
+            due = [d for d in self._deadlines() if d <= now]
+            if not due:
+                break
+            t = min(due)
+            if self.phase == "dealt":
+                events += self._open_play(t)
+                continue
+            held = [s for s, (d, _) in sorted(self._holding.items()) if d == t]
+            if held:
+                for s in held:
+                    events.append(self._return_held(s, t))
+                continue
+            if self._stall_deadline is not None and self._stall_deadline == t:
+                events += self._sweep(t)
+                continue
+            # idle sweep: the dealer says the middle has stalled (S4 "after there is no action
+            # for a while, the dealer counts down from three").
+            if self.rules.sweep == "dealer_only":
+                events += self._sweep(t)
+            else:
+                events += self._start_stall(self.dealer, t, auto=True)
+        return events
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (self.phase, [h[:] for h in self.hands], self.middle[:], self.stock[:],
+                self.swept[:], self.scores[:], self.decided_hands, dict(self.revealed),
+                self.ranks, self._rng.getstate(), self._opens_at, self._stall_deadline,
+                self._stall_by, set(self._objectors), set(self._agreed), self._idle_from,
+                {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self._last_call,
+                self.hand_no, self.dealer)
+
+    def _restore(self, s: tuple[Any, ...]) -> None:
+        (self.phase, self.hands, self.middle, self.stock, self.swept, self.scores,
+         self.decided_hands, self.revealed, self.ranks, rng_state, self._opens_at,
+         self._stall_deadline, self._stall_by, self._objectors, self._agreed, self._idle_from,
+         self._holding, self._last_call, self.hand_no, self.dealer) = s
+        self._rng.setstate(rng_state)
+
+    # == common checks =============================================================================
+    def _require_play(self, what: str) -> None:
+        if self.phase == "play":
+            return
+        if self.phase == "dealt":
+            how = {"on_go": "until the dealer says Go", "countdown": "until the countdown ends"}
+            raise Rejected("not_started", f"Nobody may {what} {how.get(self.rules.start, 'yet')}.")
+        raise Rejected("hand_over", f"No hand is in play, so you cannot {what}.")
+
+    def _cards_in_middle(self, cards: tuple[Card, ...]) -> list[int]:
+        slots: list[int] = []
+        middle = self.middle
+        for c in cards:
+            try:
+                i = middle.index(c)
+            except ValueError:
+                raise Rejected("card_gone", f"The {c.text} is no longer in the middle: someone "
+                               "else took it first.") from None
+            slots.append(i)
+        return slots
+
+    def _check_hand(self, seat: int, cards: tuple[Card, ...]) -> None:
+        hand = self.hands[seat]
+        for c in cards:
+            if c not in hand:
+                raise Rejected("not_in_hand", f"The {c.text} is not in your hand.")
+
+    def _check_count(self, take: tuple[Card, ...], what: str) -> None:
+        if not isinstance(take, tuple) or not take or not all(isinstance(c, Card) for c in take):
+            raise Rejected("bad_action", f"Name at least one card to {what}.")
+        if len(set(take)) != len(take):
+            raise Rejected("bad_action", "Name each card once.")
+        if len(take) > 1 and not self.rules.multi_swap:
+            raise Rejected("one_card_at_a_time", "At this table you swap one card at a time.")
+
+    def _touch(self, seat: int, now: float) -> list[Event]:
+        """Bookkeeping after a card moved: the idle clock restarts; an objector who has taken a
+        card lets the countdown recommence (S4); a fresh-middle agreement lapses."""
+        self._idle_from = now
+        events: list[Event] = []
+        if seat in self._objectors:
+            self._objectors.discard(seat)
+            if not self._objectors and self._stall_deadline is not None:
+                self._stall_deadline = now + self.rules.sweep_countdown_s
+                events.append(StallResumed(now, self._stall_deadline))
+        if self._agreed:
+            self._agreed.clear()
+            events.append(StallCancelled(now))
+        return events
+
+    # == dealing and starting ======================================================================
+    def _deal(self, action: Deal, now: float) -> list[Event]:
+        if self.phase != "huddle":
+            raise Rejected("hand_in_play", "A hand is in play; it must end before the next deal.")
+        order = action.order
+        if (not isinstance(order, tuple) or len(order) != self._pack_size
+                or not all(isinstance(c, Card) for c in order)
+                or len(set(order)) != self._pack_size
+                or any(c.index >= self._pack_size for c in order)):
+            raise Rejected("bad_deal", f"A deal must order every one of the {self._pack_size} "
+                           "cards of this table's pack exactly once.")
+        seed = action.reshuffle_seed
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise Rejected("bad_deal", "The reshuffle seed must be a whole number.")
+        n = self.n
+        hands: list[list[Card]] = [[] for _ in range(n)]
+        for i in range(4 * n):
+            hands[(self.dealer + 1 + i) % n].append(order[i])
+        self.hands = hands
+        self.middle = list(order[4 * n: 4 * n + 4])
+        stock = list(order[4 * n + 4:])
+        stock.reverse()  # top of the stock is the end of the list
+        self.stock = stock
+        self.swept = []
+        self.revealed = {}
+        self.hand_no += 1
+        self._rng = random.Random(seed)
+        self._stall_deadline = None
+        self._objectors = set()
+        self._agreed = set()
+        self._holding = {}
+        self._last_call = None
+        start = self.rules.start
+        face_down = start == "countdown"
+        self._opens_at = now + self.rules.start_countdown_s if face_down else None
+        self.phase = "dealt"
+        events: list[Event] = [HandDealt(
+            now, self.hand_no, self.dealer, tuple(tuple(h) for h in hands),
+            (None, None, None, None) if face_down else tuple(self.middle), len(stock),
+            self._opens_at)]
+        if start == "on_deal":
+            events += self._open_play(now)
+        return events
+
+    def _open_play(self, t: float) -> list[Event]:
+        self.phase = "play"
+        self._opens_at = None
+        self._idle_from = t
+        return [PlayOpened(t, tuple(self.middle))]
+
+    def _go(self, action: Go, now: float) -> list[Event]:
+        if self.rules.start != "on_go":
+            raise Rejected("bad_action", "At this table play does not wait for a Go.")
+        if self.phase != "dealt":
+            raise Rejected("hand_over" if self.phase == "huddle" else "bad_action",
+                           "There is no dealt hand waiting for a Go.")
+        if action.seat != self.dealer:
+            raise Rejected("not_dealer", "Only the dealer says Go.")
+        return self._open_play(now)
+
+    # == swapping ==================================================================================
+    def _swap(self, action: Swap, now: float) -> list[Event]:
+        seat, take, give = action.seat, action.take, action.give
+        self._require_play("swap")
+        self._check_count(take, "take")
+        if not isinstance(give, tuple) or len(give) != len(take):
+            raise Rejected("uneven_swap", "Give as many cards as you take, so your hand stays at "
+                           "four.")
+        if len(set(give)) != len(give):
+            raise Rejected("bad_action", "Name each card once.")
+        if seat in self._holding:
+            raise Rejected("holding_five", "Discard the card you are holding first.")
+        self._check_hand(seat, give)
+        slots = self._cards_in_middle(take)
+        hand, middle = self.hands[seat], self.middle
+        for c, g, i in zip(take, give, slots):
+            hand[hand.index(g)] = c
+            middle[i] = g
+        events: list[Event] = [Swapped(now, seat, take, give, tuple(slots))]
+        if self._idle_from is not None or self._objectors or self._agreed:
+            events += self._touch(seat, now)
+        return events
+
+    def _grab(self, action: Grab, now: float) -> list[Event]:
+        seat, take = action.seat, action.take
+        if self.rules.hold_limit_s <= 0:
+            raise Rejected("bad_action", "At this table you swap in one move; there is no "
+                           "picking up first.")
+        self._require_play("pick up a card")
+        self._check_count(take, "pick up")
+        held = self._holding.get(seat)
+        already = len(held[1]) if held else 0
+        if already and not self.rules.multi_swap:
+            raise Rejected("holding_five", "You already hold five cards; discard one first.")
+        slots = self._cards_in_middle(take)
+        for i in slots:
+            self.middle[i] = None
+        self.hands[seat].extend(take)
+        deadline = held[0] if held else now + self.rules.hold_limit_s
+        self._holding[seat] = (deadline, (held[1] if held else []) + list(take))
+        events: list[Event] = [Grabbed(now, seat, take, tuple(slots), deadline)]
+        return events + self._touch(seat, now)
+
+    def _discard(self, action: Discard, now: float) -> list[Event]:
+        seat, give = action.seat, action.give
+        if self.rules.hold_limit_s <= 0:
+            raise Rejected("bad_action", "At this table you swap in one move; use a swap.")
+        self._require_play("discard")
+        if not isinstance(give, tuple) or not give or not all(isinstance(c, Card) for c in give):
+            raise Rejected("bad_action", "Name at least one card to discard.")
+        if len(set(give)) != len(give):
+            raise Rejected("bad_action", "Name each card once.")
+        held = self._holding.get(seat)
+        if held is None:
+            raise Rejected("not_holding", "You hold four cards; pick one up before discarding.")
+        if len(give) > len(held[1]):
+            raise Rejected("uneven_swap", "Discard only as many cards as you picked up.")
+        self._check_hand(seat, give)
+        for c in give:
+            if c in held[1]:
+                raise Rejected("same_card", f"Discard a different card from the {c.text} you "
+                               "just picked up (S1).")
+        empty = [i for i, c in enumerate(self.middle) if c is None]
+        slots = empty[: len(give)]
+        hand = self.hands[seat]
+        for c, i in zip(give, slots):
+            hand.remove(c)
+            self.middle[i] = c
+        rest = held[1][len(give):]
+        if rest:
+            self._holding[seat] = (held[0], rest)
+        else:
+            del self._holding[seat]
+        return [Discarded(now, seat, give, tuple(slots))]
+
+    def _return_held(self, seat: int, t: float) -> Event:
+        _, grabbed = self._holding.pop(seat)
+        hand = self.hands[seat]
+        slots: list[int] = []
+        for c in grabbed:
+            hand.remove(c)
+            i = self.middle.index(None)
+            self.middle[i] = c
+            slots.append(i)
+        return HoldExpired(t, seat, tuple(grabbed), tuple(slots))
+
+    # == stalls and sweeps =========================================================================
+    def _propose_stall(self, action: ProposeStall, now: float) -> list[Event]:
+        seat = action.seat
+        self._require_play("say the middle has stalled")
+        sweep = self.rules.sweep
+        if sweep == "dealer_only":
+            if seat != self.dealer:
+                raise Rejected("not_dealer", "At this table only the dealer sweeps the middle.")
+            return self._sweep(now)
+        if sweep == "all_agree":
+            if seat in self._agreed:
+                raise Rejected("already_agreed", "You have already agreed to a fresh middle.")
+            self._agreed.add(seat)
+            events: list[Event] = [StallProposed(now, seat, None, False, len(self._agreed))]
+            if len(self._agreed) == self.n:
+                events += self._sweep(now)
+            return events
+        if self._objectors:
+            raise Rejected("objection_pending", "Someone objected; the countdown waits until they "
+                           "have taken a card.")
+        if self._stall_deadline is not None:
+            raise Rejected("stall_pending", "A stall has already been called; the countdown is on.")
+        return self._start_stall(seat, now, auto=False)
+
+    def _start_stall(self, seat: int, t: float, auto: bool) -> list[Event]:
+        self._stall_deadline = t + self.rules.sweep_countdown_s
+        self._stall_by = seat
+        return [StallProposed(t, seat, self._stall_deadline, auto, 0)]
+
+    def _object(self, action: Object, now: float) -> list[Event]:
+        seat = action.seat
+        self._require_play("object")
+        if self.rules.sweep != "any_player_unless_objection" or self._stall_deadline is None:
+            raise Rejected("no_stall", "There is no stall countdown to object to.")
+        if seat in self._objectors:
+            raise Rejected("objection_pending", "You have already objected; take your card.")
+        self._objectors.add(seat)
+        return [Objected(now, seat)]
+
+    def _sweep(self, t: float) -> list[Event]:
+        """The dealer sweeps the middle and deals four fresh cards (S0, S1, S2 rules row 7); with an
+        empty stock, a real deal (S1) or a reshuffle of the swept cards (S0)."""
+        events: list[Event] = [self._return_held(s, t) for s in sorted(self._holding)]
+        self._stall_deadline = None
+        self._objectors = set()
+        self._agreed = set()
+        self._idle_from = t
+        swept = tuple(c for c in self.middle if c is not None)
+        self.swept.extend(swept)
+        if len(self.stock) < 4 and self.rules.stock_exhausted == "reshuffle_swept":
+            fresh = self.swept
+            self.swept = []
+            self._rng.shuffle(fresh)
+            self.stock = fresh + self.stock  # the old remainder stays on top
+            events.append(StockReshuffled(t, len(self.stock)))
+        if len(self.stock) < 4:
+            self.middle = [None] * 4
+            events.append(Swept(t, swept, (None, None, None, None), len(self.stock)))
+            return events + self._end_hand(t, "real_deal", decided=False)
+        stock = self.stock
+        self.middle = [stock.pop(), stock.pop(), stock.pop(), stock.pop()]
+        events.append(Swept(t, swept, tuple(self.middle), len(stock)))
+        return events
+
+    # == gestures, chat, signals ===================================================================
+    def _gesture(self, action: Gesture, now: float) -> list[Event]:
+        seat, name = action.seat, action.gesture
+        g = PALETTE.get(name) if isinstance(name, str) else None
+        if g is None:
+            raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
+        heard = g.kind == "heard"
+        if heard and not self.rules.heard_signals:
+            raise Rejected("heard_forbidden", "This is a silent table: only gestures that are seen, "
+                           "not heard.")
+        if (self.rules.fake_signals == "banned" and self.phase == "play"
+                and name in self.signals[self.pair_of(seat)] and not self.holds_four(seat)):
+            raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
+                           "pair's signal and you do not hold four of a kind.")
+        return [Gestured(now, seat, name, heard)]
+
+    def _chat(self, action: Chat, now: float) -> list[Event]:
+        if not self.rules.table_chat:
+            raise Rejected("chat_forbidden", "No talking at this table.")
+        text = action.text.strip() if isinstance(action.text, str) else ""
+        if not text or len(text) > MAX_CHAT:
+            raise Rejected("bad_action", f"Say 1 to {MAX_CHAT} characters.")
+        return [Chatted(now, action.seat, text)]
+
+    def _agree_signals(self, action: AgreeSignals, now: float) -> list[Event]:
+        seat, signals = action.seat, action.signals
+        if self.phase != "huddle":
+            raise Rejected("no_huddle", "Signals are agreed between hands, not during one.")
+        if (not isinstance(signals, tuple) or not 1 <= len(signals) <= MAX_SIGNALS
+                or len(set(signals)) != len(signals)):
+            raise Rejected("bad_action", f"Agree 1 to {MAX_SIGNALS} different gestures.")
+        for name in signals:
+            g = PALETTE.get(name) if isinstance(name, str) else None
+            if g is None:
+                raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
+            if g.kind == "heard" and not self.rules.heard_signals:
+                raise Rejected("heard_forbidden", "This is a silent table: a signal must be seen, "
+                               "not heard.")
+        pair = self.pair_of(seat)
+        self.signals[pair] = signals
+        return [SignalsAgreed(now, pair, seat, signals)]
+
+    # == calls =====================================================================================
+    def _call(self, action: Call, now: float) -> list[Event]:
+        seat, kind = action.seat, action.kind
+        r = self.rules
+        if self.phase not in ("dealt", "play"):
+            raise Rejected("hand_over", "The hand is already over.")
+        if kind in ("double_kemps", "double_stop") and not r.double_calls:
+            raise Rejected("calls_disabled", "Double calls are not played at this table.")
+        for name, value in (("on_seat", action.on_seat), ("on_pair", action.on_pair)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise Rejected("bad_action", f"{name} must be a whole number.")
+        own_pair = self.pair_of(seat)
+        partner = self.partner_of(seat)
+        if kind in ("kemps", "double_kemps"):
+            # S0: "You never call Kemps for your own hand"; only the partner's hand is called.
+            if ((action.on_seat is not None and action.on_seat != partner)
+                    or (action.on_pair is not None and action.on_pair != own_pair)):
+                raise Rejected("not_your_partner", f"You call {r.call_word} only on your "
+                               "partner.")
+            on_seat: int | None = partner
+            on_pair = own_pair
+            checked = (partner,) if kind == "kemps" else (partner, seat)
+        elif kind in ("stop", "double_stop"):
+            on_seat, on_pair = self._stop_target(seat, kind, action)
+            checked = (on_seat,) if on_seat is not None else self.seats_of(on_pair)
+        else:
+            raise Rejected("bad_action", f"Unknown call {kind!r}.")
+        called = Called(now, seat, kind, on_seat if kind != "double_kemps" else partner, on_pair)
+        if r.immune_while_holding:
+            for s in checked:
+                if s in self._holding:
+                    # S4: "If something is called on that person, nothing happens".
+                    return [called, CallVoid(now, seat, s)]
+        fours = tuple(s for s in checked if self.holds_four(s))
+        if kind in ("double_kemps", "double_stop"):
+            right = len(fours) == len(checked)
+        else:
+            right = bool(fours)
+        events: list[Event] = [called]
+        ends = right or r.wrong_call_ends_round
+        events += self._reveal(now, checked, fours, right, ends)
+        events.append(CallJudged(now, seat, kind, right, checked))
+        events += self._score_call(now, seat, kind, on_pair, right)
+        if self.phase == "over":
+            return events
+        if ends:
+            events += self._end_hand(now, "call", decided=True)
+        return events
+
+    def _stop_target(self, seat: int, kind: str, action: Call) -> tuple[int | None, int]:
+        r = self.rules
+        own = self.pair_of(seat)
+        on_seat, on_pair = action.on_seat, action.on_pair
+        if on_seat is not None and not 0 <= on_seat < self.n:
+            raise Rejected("no_such_seat", f"There is no seat {on_seat} at this table.")
+        if on_pair is not None and not 0 <= on_pair < self.pairs:
+            raise Rejected("bad_action", f"There is no pair {on_pair} at this table.")
+        by_player = r.stop_target == "player" and kind == "stop"
+        if by_player:
+            if on_seat is None:
+                raise Rejected("need_target", f"Name the player you call {r.stop_word} on.")
+            if on_pair is not None and on_pair != self.pair_of(on_seat):
+                raise Rejected("bad_action", "That player is not in that pair.")
+            on_pair = self.pair_of(on_seat)
+        else:
+            if on_pair is None and on_seat is not None:
+                on_pair = self.pair_of(on_seat)
+            if on_pair is None:
+                if self.pairs != 2:
+                    raise Rejected("need_target", f"Name the pair you call {r.stop_word} on.")
+                on_pair = 1 - own
+            on_seat = None
+        if on_pair == own:
+            raise Rejected("own_pair", f"You cannot call {r.stop_word} on your own pair.")
+        if r.stop_scope == "opposite" and on_pair != self.pair_of(self.left_of(seat)):
+            raise Rejected("not_opposite", f"At this table you call {r.stop_word} only on the "
+                           "pair of the player to your left.")
+        return on_seat, on_pair
+
+    def _reveal(self, t: float, checked: tuple[int, ...], fours: tuple[int, ...], right: bool,
+                ends: bool) -> list[Event]:
+        """Only the hands the rules show (S0: "everybody else keeps their cards hidden").
+
+        Right call: the hands holding four of a kind. Wrong call that ends the hand: every checked
+        hand (S1: both hands of a stopped pair are checked). Wrong call at a table that plays on
+        (S4): each checked player shows two different cards.
+        """
+        events: list[Event] = []
+        if right:
+            shown = fours
+        elif ends:
+            shown = checked
+        else:
+            for s in checked:
+                hand = self.hands[s]
+                first = hand[0]
+                other = next(c for c in hand[1:] if c.rank != first.rank)
+                cards = (first, other)
+                self.revealed[s] = cards
+                events.append(Revealed(t, s, cards, False))
+            return events
+        for s in shown:
+            cards = tuple(self.hands[s])
+            self.revealed[s] = cards
+            events.append(Revealed(t, s, cards, True))
+        return events
+
+    def _score_call(self, t: float, seat: int, kind: str, on_pair: int, right: bool
+                    ) -> list[Event]:
+        """Letters (S0 table, S1, S2 rows "Calling Kemps and Stop Kemps") or points (S0 "Points
+        instead of letters", S4); RULES-NOTES "Points with three or more pairs"."""
+        r = self.rules
+        own = self.pair_of(seat)
+        double = kind in ("double_kemps", "double_stop")
+        amount = (r.double_right if right else r.double_wrong) if double else 1
+        is_kemps = kind in ("kemps", "double_kemps")
+        others = [p for p in range(self.pairs) if p != own]
+        if r.scoring == "letters":
+            if not right:
+                losers = [own]
+            elif not is_kemps:
+                losers = [on_pair]
+            elif r.right_kemps_letters == "one_pair":
+                losers = [self.pair_of(self.left_of(seat))]
+            else:
+                losers = others
+            return self._give(t, losers, amount)
+        if right:
+            winners = [own]
+        elif is_kemps:
+            winners = others
+        else:
+            winners = [on_pair]
+        return self._give(t, winners, amount)
+
+    def _give(self, t: float, pairs: list[int], amount: int) -> list[Event]:
+        r = self.rules
+        letters = r.scoring == "letters"
+        events: list[Event] = []
+        for p in pairs:
+            total = self.scores[p] + amount
+            if letters:
+                total = min(total, r.losing_letters)
+            given = total - self.scores[p]
+            self.scores[p] = total
+            events.append(Scored(t, p, given, total, "letter" if letters else "point"))
+        if letters and any(s >= r.losing_letters for s in self.scores):
+            events += self._end_match(t)
+        elif not letters and r.target and any(s >= r.target for s in self.scores):
+            events += self._end_match(t)
+        return events
+
+    # == hand and match end ========================================================================
+    def _end_hand(self, t: float, reason: Literal["call", "real_deal", "table_talk"],
+                  decided: bool) -> list[Event]:
+        events: list[Event] = [HandEnded(t, self.hand_no, reason, decided)]
+        if self.phase != "over":
+            self.phase = "huddle"
+        self._holding = {}
+        self._stall_deadline = None
+        self._objectors = set()
+        self._agreed = set()
+        self._idle_from = None
+        self._opens_at = None
+        if decided:
+            self.decided_hands += 1
+        if self.rules.dealer == "rotate_left":
+            self.dealer = self.left_of(self.dealer)
+        if (self.phase != "over" and self.rules.hands
+                and self.decided_hands >= self.rules.hands):
+            events += self._end_match(t)
+        return events
+
+    def _end_match(self, t: float, loser: int | None = None) -> list[Event]:
+        """Rank the pairs: fewest letters (or most points) first, equal scores sharing a rank
+        (S0 "the others are ranked by their letters"); a table-talk loser ranks last."""
+        events: list[Event] = []
+        if self.phase in ("dealt", "play"):
+            self.phase = "over"
+            events.append(HandEnded(t, self.hand_no, "table_talk" if loser is not None
+                                    else "call", True))
+        self.phase = "over"
+        sign = 1 if self.rules.scoring == "letters" else -1
+        keys = [(p == loser, sign * s) for p, s in enumerate(self.scores)]
+        ranks = tuple(1 + sum(1 for k in keys if k < mine) for mine in keys)
+        self.ranks = ranks
+        events.append(MatchEnded(t, ranks, tuple(self.scores)))
+        return events
+
+    def _table_talk(self, action: RuleTableTalk, now: float) -> list[Event]:
+        pair = action.pair
+        if self.rules.table_talk != "forbidden":
+            raise Rejected("table_talk_allowed", "Table talk is allowed at this table.")
+        if isinstance(pair, bool) or not isinstance(pair, int) or not 0 <= pair < self.pairs:
+            raise Rejected("bad_action", f"There is no pair {pair!r} at this table.")
+        return [TableTalkRuled(now, pair)] + self._end_match(now, loser=pair)
+
+    # == helpers for drivers and tests =============================================================
+    def holding(self, seat: int) -> bool:
+        """True while ``seat`` holds more than four cards (S4 grab-then-discard)."""
+        return seat in self._holding
+
+    @property
+    def stall_deadline(self) -> float | None:
+        """When a pending stall sweeps the middle (None: no countdown, or paused)."""
+        return None if self._objectors else self._stall_deadline
+
+    @property
+    def objectors(self) -> frozenset[int]:
+        """Seats whose objection pauses the stall countdown."""
+        return frozenset(self._objectors)
+
+    @property
+    def agreed(self) -> frozenset[int]:
+        """Seats that agreed to a fresh middle (``all_agree``)."""
+        return frozenset(self._agreed)
+
+    @property
+    def opens_at(self) -> float | None:
+        """When a countdown start opens play (``start="countdown"``)."""
+        return self._opens_at
+
+    def state_text(self) -> str:
+        """A one-line canonical text of the position, for tests and logs (shows every hand).
+
+        Shape: ``hand 1 dealer 0 play | 7H 7S 7D 7C / ... | middle 2C 3D -- 5S | stock 32 | 0 1``.
+        """
+        hands = " / ".join(" ".join(c.text for c in h) for h in self.hands)
+        middle = " ".join("--" if c is None else c.text for c in self.middle)
+        scores = " ".join(map(str, self.scores))
+        return (f"hand {self.hand_no} dealer {self.dealer} {self.phase} | {hands} | middle "
+                f"{middle} | stock {len(self.stock)} | {scores}")
+
+
+def stacked_order(rules: RuleSet, hands: Sequence[str], middle: str = "", stock: str = "",
+                  dealer: int = 0) -> tuple[Card, ...]:
+    """A deal order that gives each seat the cards named, for scripted games and tests.
+
+    Args:
+        rules: the table's rules (for the pack size and seat count).
+        hands: per seat, the text of its cards (``"7H 7S 7D 7C"``); fewer than four are filled
+            from the rest of the pack in new-pack order; ``""`` fills a whole hand.
+        middle: the four middle cards (filled likewise).
+        stock: the top of the stock, first card dealt first (the rest follows in pack order).
+        dealer: the seat dealing this hand (dealing starts on the dealer's left).
+
+    Raises:
+        Rejected: ``bad_deal`` when a card is named twice, is not in the pack, or a row is too long.
+    """
+    from kemps.cards import parse_cards
+
+    n = rules.players
+    if len(hands) != n:
+        raise Rejected("bad_deal", f"Give {n} hands, one per seat.")
+    pack = new_pack(rules.deck_count)
+    named = [list(parse_cards(h)) for h in hands]
+    mid, top = list(parse_cards(middle)), list(parse_cards(stock))
+    used = [c for row in named + [mid, top] for c in row]
+    if len(set(used)) != len(used) or any(c not in pack for c in used):
+        raise Rejected("bad_deal", "Each card may be named once and must be in the pack.")
+    if any(len(h) > 4 for h in named) or len(mid) > 4:
+        raise Rejected("bad_deal", "A hand and the middle hold four cards.")
+    rest = [c for c in pack if c not in set(used)]
+    for row in named + [mid]:
+        while len(row) < 4:
+            row.append(rest.pop(0))
+    order: list[Card | None] = [None] * (4 * n)
+    for seat in range(n):
+        for k in range(4):
+            # dealing one at a time from the dealer's left: the i-th card goes to seat
+            # (dealer + 1 + i) % n, so seat s gets positions ((s - dealer - 1) % n) + k*n.
+            order[((seat - dealer - 1) % n) + k * n] = named[seat][k]
+    out = [c for c in order if c is not None] + mid + top + rest
+    return tuple(out)
