@@ -54,7 +54,7 @@ class Table:
         "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_stall_by", "_objectors", "_agreed",
-        "_idle_from", "_holding", "_last_call", "_handlers", "_pack_size")
+        "_idle_from", "_holding", "_last_call", "_handlers", "_pack_size", "_clock")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -104,6 +104,7 @@ class Table:
         self._idle_from: float | None = None
         self._holding: dict[int, tuple[float, list[Card]]] = {}
         self._last_call: Called | None = None
+        self._clock = float("-inf")
         self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
             Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
@@ -151,6 +152,8 @@ class Table:
             raise Rejected("bad_action", f"{type(action).__name__} is not an action.")
         if isinstance(now, bool) or not isinstance(now, int | float) or now != now:
             raise Rejected("bad_action", "The time of an action must be a number of seconds.")
+        if now < self._clock:
+            now = self._clock
         seat = action.seat
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < self.n):
@@ -171,9 +174,11 @@ class Table:
                 self._restore(snapshot)
                 raise
             self.version += 1
+            self._clock = now
             return timer_events + events
         events = handler(action, now)
         self.version += 1
+        self._clock = now
         return events
 
     def advance(self, now: float) -> list[Event]:
@@ -185,6 +190,7 @@ class Table:
             return []
         events = self._fire_due(now)
         self.version += 1
+        self._clock = max(self._clock, now)
         return events
 
     def next_deadline(self) -> float | None:

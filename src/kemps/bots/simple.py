@@ -1,0 +1,273 @@
+"""A simple bot: enough to play whole matches headless (issue "rules engine", item 7).
+
+It collects one rank (the one it holds most of), takes matching cards from the middle, signals its
+partner with the pair's agreed gesture once it holds four of a kind and then stops swapping, calls
+Kemps when it sees its partner's signal, calls Stop Kemps when an opponent repeats a gesture that
+was seen just before one of that pair's right calls, proposes a stall when the middle holds nothing
+it wants, and makes the odd idle gesture. Every move waits a human reaction time. Stronger bots are
+a separate piece of work (bots issue); this one is deliberately plain.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Final
+
+from kemps.actions import Action, AgreeSignals, Call, Go, ProposeStall, Swap
+from kemps.actions import Gesture as GestureAction
+from kemps.bots.base import Plan
+from kemps.cards import Card
+from kemps.errors import Rejected
+from kemps.events import (
+    Called, Discarded, Event, Gestured, Grabbed, HandDealt, HandEnded, HoldExpired, PlayOpened,
+    Revealed, SignalsAgreed, StallCancelled, StallProposed, Swapped, Swept)
+from kemps.gestures import HEARD, SEEN
+from kemps.rules import RuleSet
+from kemps.views import SeatView
+
+MEMORY_S: Final = 6.0  # how far back before a call a gesture counts as "the signal"
+
+
+class SimpleBot:
+    """A plain, human-paced bot for one seat. ``rng`` is the bot's own random generator."""
+
+    def __init__(self, seat: int, rules: RuleSet, rng: random.Random,
+                 reaction_s: tuple[float, float] = (0.45, 1.3), noise_every_s: float = 15.0
+                 ) -> None:
+        self.seat = seat
+        self.rules = rules
+        self.n = rules.players
+        self.pairs = rules.pairs
+        self.pair = seat % self.pairs
+        self.partner = (seat + self.pairs) % self.n
+        self.rng = rng
+        self.reaction_s = reaction_s
+        self.noise_every_s = noise_every_s
+        self.palette = SEEN + (HEARD if rules.heard_signals else ())
+        self.hand: list[Card] = []
+        self.middle: list[Card | None] = [None] * 4
+        self.phase = "huddle"
+        self.dealer = 0
+        self.signals: tuple[str, ...] = ()
+        self.target: str | None = None
+        self.sweeps_without_target = 0
+        self.signalled_at: float | None = None
+        self.stall_pending = False
+        self.agreed_stall = False
+        self.hand_no = 0
+        self.recent: list[tuple[float, int, str]] = []  # (t, seat, gesture) this hand
+        self.read: dict[int, set[str]] = {}  # opponent seat -> gestures believed to be its signal
+        self.was_read = False  # an opponent's right Stop Kemps on our pair: change signal
+        self.agreed_for_hand = -1
+        self._last_call: Called | None = None
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _react(self, scale: float = 1.0) -> float:
+        lo, hi = self.reaction_s
+        return scale * self.rng.uniform(lo, hi)
+
+    def _four(self) -> bool:
+        h = self.hand
+        return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
+
+    def _pick_target(self) -> None:
+        counts = Counter(c.rank for c in self.hand)
+        best = max(counts.values())
+        if self.target is None or counts.get(self.target, 0) < best:
+            choices = sorted(r for r, k in counts.items() if k == best)
+            self.target = self.rng.choice(choices)
+            self.sweeps_without_target = 0
+
+    # -- the Bot protocol -----------------------------------------------------------------------
+    def on_view(self, view: SeatView, now: float) -> list[Plan]:
+        """Resynchronise from the seat's view; agree signals in the huddle."""
+        self.hand = list(view.hand)
+        self.middle = list(view.middle)
+        self.phase = view.phase
+        self.dealer = view.dealer
+        self.signals = view.signals
+        self.hand_no = view.hand_no
+        if self.hand and view.phase in ("dealt", "play"):
+            self._pick_target()
+        return self._decide(now)
+
+    def on_events(self, events: list[Event], now: float) -> list[Plan]:
+        """Follow the table from public events (and our own deal) and decide what to do."""
+        plans: list[Plan] = []
+        for e in events:
+            plans += self._observe(e, now)
+        return plans + self._decide(now)
+
+    def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
+        """A rejected move (usually ``card_gone``: someone was quicker): think again."""
+        if isinstance(action, ProposeStall):
+            self.stall_pending = True
+        return self._decide(now)
+
+    # -- following the table ---------------------------------------------------------------------
+    def _observe(self, e: Event, now: float) -> list[Plan]:
+        if isinstance(e, Swapped):
+            for card, slot in zip(e.gave, e.slots):
+                self.middle[slot] = card
+            if e.seat == self.seat:
+                for took, gave in zip(e.took, e.gave):
+                    self.hand[self.hand.index(gave)] = took
+        elif isinstance(e, Gestured):
+            self.recent.append((e.t, e.seat, e.gesture))
+            return self._on_gesture(e)
+        elif isinstance(e, Swept):
+            self.middle = list(e.middle)
+            self.stall_pending = False
+            self.agreed_stall = False
+            if self.target is not None and not any(
+                    c is not None and c.rank == self.target for c in self.middle):
+                self.sweeps_without_target += 1
+                if self.sweeps_without_target >= 2:
+                    # S0 "What to collect": switch when the rank has not shown after two sweeps.
+                    self.target = None
+                    self._pick_target_excluding_current()
+        elif isinstance(e, StallProposed):
+            self.stall_pending = e.deadline is not None
+            if e.seat == self.seat and e.deadline is None:
+                self.agreed_stall = True
+        elif isinstance(e, StallCancelled):
+            self.agreed_stall = False
+        elif isinstance(e, Grabbed):
+            for slot in e.slots:
+                self.middle[slot] = None
+        elif isinstance(e, Discarded | HoldExpired):
+            cards = e.gave if isinstance(e, Discarded) else e.returned
+            for card, slot in zip(cards, e.slots):
+                self.middle[slot] = card
+        elif isinstance(e, PlayOpened):
+            self.middle = list(e.middle)
+            self.phase = "play"
+        elif isinstance(e, HandDealt):
+            self.hand = list(e.hands[self.seat])
+            self.middle = list(e.middle)
+            self.phase = "dealt"
+            self.dealer = e.dealer
+            self.hand_no = e.hand_no
+            self.target = None
+            self.signalled_at = None
+            self.stall_pending = False
+            self.agreed_stall = False
+            self.recent = []
+            self._pick_target()
+        elif isinstance(e, Called):
+            self._last_call = e
+        elif isinstance(e, SignalsAgreed):
+            self.signals = e.signals
+        elif isinstance(e, Revealed):
+            self._learn(e)
+        elif isinstance(e, HandEnded):
+            self.phase = "huddle"
+        return []
+
+    def _pick_target_excluding_current(self) -> None:
+        counts = Counter(c.rank for c in self.hand)
+        self.target = self.rng.choice(sorted(counts))
+        self.sweeps_without_target = 0
+
+    def _learn(self, e: Revealed) -> None:
+        """Public evidence: a hand shown holding four of a kind after a call. The gestures that
+        seat made just before the call are probably its pair's signal."""
+        if not e.full or len({c.rank for c in e.cards}) != 1:
+            return
+        shown = e.seat
+        if shown % self.pairs == self.pair:
+            call = self._last_call
+            if call is not None and call.kind in ("stop", "double_stop"):
+                self.was_read = True
+            return
+        for t, s, g in self.recent:
+            if s == shown and e.t - t <= MEMORY_S:
+                self.read.setdefault(shown, set()).add(g)
+                self.read.setdefault((shown + self.pairs) % self.n, set()).add(g)
+
+    def _on_gesture(self, e: Gestured) -> list[Plan]:
+        if self.phase not in ("dealt", "play"):
+            return []
+        if e.seat == self.partner and e.gesture in self.signals:
+            return [Plan(self._react(1.2), Call(self.seat, "kemps"), "call")]
+        if e.seat % self.pairs != self.pair and e.gesture in self.read.get(e.seat, ()):
+            return self._plan_stop(e.seat)
+        return []
+
+    def _plan_stop(self, signaller: int) -> list[Plan]:
+        r = self.rules
+        pair = signaller % self.pairs
+        if r.stop_scope == "opposite" and pair != ((self.seat + 1) % self.n) % self.pairs:
+            return []
+        if r.stop_target == "player":
+            call = Call(self.seat, "stop", on_seat=signaller)
+        else:
+            call = Call(self.seat, "stop", on_pair=pair)
+        return [Plan(self._react(1.1), call, "call")]
+
+    # -- deciding ---------------------------------------------------------------------------------
+    def _decide(self, now: float) -> list[Plan]:
+        plans: list[Plan] = []
+        if self.phase == "huddle":
+            if (self.seat < self.pairs and self.agreed_for_hand != self.hand_no and (
+                    not self.signals or self.was_read or self.rng.random() < 0.3)):
+                self.agreed_for_hand = self.hand_no
+                self.was_read = False
+                options = [g for g in self.palette if g not in self.signals]
+                plans.append(Plan(self._react(), AgreeSignals(
+                    self.seat, (self.rng.choice(options),)), "table"))
+            return plans
+        if self.phase == "dealt":
+            if self.rules.start == "on_go" and self.seat == self.dealer:
+                plans.append(Plan(self._react(1.5), Go(self.seat), "table"))
+            return plans
+        if self.phase != "play" or not self.hand:
+            return plans
+        if self._four():
+            if self.signals and (self.signalled_at is None or now - self.signalled_at > 5.0):
+                self.signalled_at = now
+                plans.append(Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]),
+                                  "gesture"))
+            return plans
+        swap = self._best_swap()
+        if swap is not None:
+            plans.append(Plan(self._react(), swap, "cards"))
+        else:
+            plans += self._stall_plan()
+        if self.rng.random() < 0.1:
+            plans += self._noise()
+        return plans
+
+    def _best_swap(self) -> Swap | None:
+        self._pick_target()
+        target = self.target
+        wanted = [c for c in self.middle if c is not None and c.rank == target]
+        if not wanted:
+            return None
+        counts = Counter(c.rank for c in self.hand)
+        throw = sorted((c for c in self.hand if c.rank != target),
+                       key=lambda c: (counts[c.rank], c.index))
+        if not throw:
+            return None
+        k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
+        return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
+
+    def _stall_plan(self) -> list[Plan]:
+        sweep = self.rules.sweep
+        if sweep == "dealer_only":
+            if self.seat == self.dealer and not self.stall_pending:
+                return [Plan(self._react(3.0), ProposeStall(self.seat), "table")]
+            return []
+        if sweep == "all_agree":
+            if not self.agreed_stall:
+                return [Plan(self._react(2.0), ProposeStall(self.seat), "table")]
+            return []
+        if not self.stall_pending and self.rng.random() < 0.5:
+            return [Plan(self._react(3.0), ProposeStall(self.seat), "table")]
+        return []
+
+    def _noise(self) -> list[Plan]:
+        options = [g for g in self.palette if g not in self.signals]
+        delay = self.rng.expovariate(1.0 / self.noise_every_s)
+        return [Plan(delay, GestureAction(self.seat, self.rng.choice(options)), "gesture")]

@@ -1,0 +1,287 @@
+"""The ``kemps`` command line (typer + rich). ``kemps --help`` lists the commands."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table as RichTable
+
+from kemps import __version__
+from kemps.errors import KempsError
+from kemps.narrate import describe
+from kemps.record import MatchRecord, match_summary, replay
+from kemps.rules import PRESETS, RuleSet, find_preset, preset_names
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Kemps: the real-time partnership card game. Rules engine, simulator and "
+                       "tools.")
+console = Console()
+err_console = Console(stderr=True)
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or alias "
+                                       "(see 'kemps presets').")]
+PairsOpt = Annotated[int | None, typer.Option("--pairs", "-p", help="Pairs at the table, 2-6 "
+                                              "(default: the preset's).")]
+SetOpt = Annotated[list[str] | None, typer.Option(
+    "--set", help="Change a rule option: --set option=value (repeatable), e.g. --set "
+                  "double_calls=true.")]
+
+
+def _fail(err: KempsError) -> typer.Exit:
+    err_console.print(f"[red]error[/red] {err.code}: {err.message}")
+    return typer.Exit(2)
+
+
+def _parse_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def build_rules(preset: str, pairs: int | None, sets: list[str] | None) -> RuleSet:
+    """The preset with ``pairs`` and ``--set option=value`` changes applied.
+
+    Raises:
+        RuleError: for an unknown preset, option or bad value.
+    """
+    from kemps.errors import RuleError
+
+    rules = find_preset(preset)
+    changes: dict[str, Any] = {}
+    for item in sets or []:
+        if "=" not in item:
+            raise RuleError("bad_option", f"Write --set option=value, not {item!r}.")
+        key, value = item.split("=", 1)
+        changes[key.strip()] = _parse_value(value)
+    if pairs is not None:
+        changes["pairs"] = pairs
+    if changes:
+        rules = rules.replace(name=rules.name if set(changes) == {"pairs"} else "custom",
+                              **changes)
+    return rules
+
+
+@app.callback(invoke_without_command=True)
+def _root(version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False
+          ) -> None:
+    if version:
+        console.print(f"kemps {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def run(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
+        seed: Annotated[int | None, typer.Option(help="Seed (default: a random one, printed).")
+                        ] = None,
+        set_: SetOpt = None,
+        reveal: Annotated[bool, typer.Option(help="Also show every dealt hand.")] = True,
+        out: Annotated[Path | None, typer.Option(help="Write the match record here.")] = None
+        ) -> None:
+    """Play one whole simulated match between simple bots and print it as a readable log."""
+    from kemps.sim import simulate_match
+
+    try:
+        rule_set = build_rules(rules, pairs, set_)
+    except KempsError as err:
+        raise _fail(err) from None
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    console.print(f"[bold]kemps[/bold] {__version__}: a simulated match, rules "
+                  f"[cyan]{rule_set.name}[/cyan], {rule_set.pairs} pairs, seed {seed} "
+                  f"(replay with --seed {seed}).")
+    table_ref: list[Any] = []
+
+    def show(events: list[Any]) -> None:
+        for e in events:
+            line = describe(table_ref[0], e, omniscient=reveal)
+            if line:
+                style = "bold" if type(e).__name__ in ("HandDealt", "MatchEnded") else None
+                console.print(f"{e.t:8.1f}s  {line}", style=style, highlight=False)
+
+    from kemps.table import Table
+
+    names = None
+    table_ref.append(Table(rule_set))  # names and rules for narration, replaced below
+    from kemps.sim import default_names
+
+    names = default_names(rule_set.players)
+    table_ref[0] = Table(rule_set, names)
+    result = simulate_match(rule_set, seed, names, on_events=show)
+    summary = match_summary(result.table, result.events)
+    _print_standings(summary)
+    if not result.finished:
+        console.print("[yellow]The match did not finish within the simulated time limit.[/yellow]")
+    if out is not None:
+        result.record.save(out)
+        console.print(f"Record written to {out}.")
+
+
+def _print_standings(summary: dict[str, Any]) -> None:
+    t = RichTable(title="Standings")
+    t.add_column("Rank")
+    t.add_column("Pair")
+    t.add_column("Letters" if summary["scoring"] == "letters" else "Points", justify="right")
+    t.add_column("Spelled")
+    for p in sorted(summary["pairs"], key=lambda x: (x["rank"] or 99, x["pair"])):
+        t.add_row(str(p["rank"] or "-"), " and ".join(p["players"]), str(p["score"]),
+                  p["spelled"] if summary["scoring"] == "letters" else "")
+    console.print(t)
+
+
+@app.command()
+def simulate(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
+             matches: Annotated[int, typer.Option("--matches", "-m", min=1,
+                                                  help="Matches to play.")] = 10,
+             seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the first match; "
+                                               "match i uses seed + i.")] = 1,
+             set_: SetOpt = None,
+             records: Annotated[Path | None, typer.Option(
+                 "--records", help="Write each match's record into this folder.")] = None,
+             as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")
+                                ] = False,
+             ) -> None:
+    """Play whole matches between simple bots on a simulated clock and sum up the results."""
+    from kemps.sim import simulate_match
+
+    try:
+        rule_set = build_rules(rules, pairs, set_)
+    except KempsError as err:
+        raise _fail(err) from None
+    if records is not None:
+        records.mkdir(parents=True, exist_ok=True)
+    wins = [0.0] * rule_set.pairs
+    hands = finished = total_actions = 0
+    sim_time = 0.0
+    results: list[dict[str, Any]] = []
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
+                  MofNCompleteColumn(), TimeRemainingColumn(), console=err_console,
+                  disable=as_json or not err_console.is_terminal) as progress:
+        task = progress.add_task("Simulating", total=matches)
+        for i in range(matches):
+            result = simulate_match(rule_set, seed + i, keep_events=as_json)
+            t = result.table
+            hands += t.hand_no
+            total_actions += result.actions
+            sim_time += result.time_s
+            if result.finished and t.ranks is not None:
+                finished += 1
+                winners = [p for p in range(t.pairs) if t.ranks[p] == 1]
+                for p in winners:
+                    wins[p] += 1 / len(winners)
+            if records is not None:
+                result.record.save(records / f"match-{seed + i}.json")
+            if as_json:
+                summary = match_summary(t, result.events)
+                summary["seed"] = seed + i
+                results.append(summary)
+            progress.advance(task)
+    if as_json:
+        sys.stdout.write(json.dumps({"rules": rule_set.to_dict(), "matches": results}) + "\n")
+        return
+    console.print(f"{matches} matches of [cyan]{rule_set.name}[/cyan] with {rule_set.pairs} pairs:"
+                  f" {finished} finished, {hands} hands ({hands / matches:.1f} a match), "
+                  f"{total_actions} actions, {sim_time / matches / 60:.1f} simulated minutes a "
+                  "match.")
+    t2 = RichTable(title="Match wins by pair (shared on ties)")
+    t2.add_column("Pair")
+    t2.add_column("Wins", justify="right")
+    for p in range(rule_set.pairs):
+        t2.add_row(f"Pair {p} (seats {p} and {p + rule_set.pairs})", f"{wins[p]:g}")
+    console.print(t2)
+    if records is not None:
+        console.print(f"Records written to {records}/.")
+
+
+@app.command("replay")
+def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).")],
+               as_json: Annotated[bool, typer.Option("--json", help="Print per-hand results and "
+                                                     "the final standing as JSON.")] = False,
+               log: Annotated[bool, typer.Option(help="Print the whole match as a log.")] = False
+               ) -> None:
+    """Replay a match record exactly and print the outcome."""
+    try:
+        record = MatchRecord.load(file)
+        result = replay(record)
+    except KempsError as err:
+        raise _fail(err) from None
+    summary = match_summary(result.table, result.events)
+    if as_json:
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+        return
+    if log:
+        for e in result.events:
+            line = describe(result.table, e)
+            if line:
+                console.print(f"{e.t:8.1f}s  {line}", highlight=False)
+    for h in summary["hands"]:
+        calls = "; ".join(f"{c['by']} {c['kind']}" + (f" on {c['on']}" if c["on"] else "")
+                          + (" right" if c["right"] else " wrong") for c in h["calls"])
+        console.print(f"Hand {h['hand']}: {h['ended'] or 'unfinished'}"
+                      + (f" ({calls})" if calls else ""), highlight=False)
+    _print_standings(summary)
+    console.print("Match over." if summary["over"] else "The match is not over.")
+
+
+@app.command()
+def presets() -> None:
+    """List the rule presets, their aliases and what each changes from the defaults."""
+    base = RuleSet()
+    t = RichTable(title="Presets")
+    t.add_column("Preset")
+    t.add_column("Aliases")
+    t.add_column("Differences from the defaults")
+    for name, aliases in preset_names().items():
+        diff = PRESETS[name].differences(base)
+        t.add_row(name, ", ".join(aliases),
+                  ", ".join(f"{k}={v}" for k, v in diff.items()) or "(the defaults)")
+    console.print(t)
+
+
+@app.command()
+def rules(preset: Annotated[str, typer.Argument(help="Preset name or alias.")] = "pagat") -> None:
+    """Show every option of one preset."""
+    try:
+        r = find_preset(preset)
+    except KempsError as err:
+        raise _fail(err) from None
+    t = RichTable(title=f"Rules of {r.name}")
+    t.add_column("Option")
+    t.add_column("Value")
+    for k, v in r.to_dict().items():
+        t.add_row(k, str(v))
+    console.print(t)
+
+
+@app.command()
+def bench(out: Annotated[Path, typer.Option(help="Where to write the figures.")] = Path(
+        "docs/benchmarks.md"),
+          quick: Annotated[bool, typer.Option(help="A short run (for checking it works).")
+                           ] = False) -> None:
+    """Measure the engine (actions/s, hands/s, memory of a table) and write the figures."""
+    from kemps.bench import run_benchmarks
+
+    text = run_benchmarks(quick=quick)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    console.print(text, highlight=False)
+    console.print(f"Written to {out}.")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,106 @@
+"""Plain-English lines for events, for match logs (``kemps run``, ``kemps replay``).
+
+Narration goes through :func:`kemps.views.event_for` like every other output: by default it tells
+what a spectator may know; ``omniscient=True`` (a simulation's own log) also shows the dealt hands.
+"""
+
+from __future__ import annotations
+
+from kemps.cards import cards_text
+from kemps.events import (
+    CallJudged, Called, CallVoid, Chatted, Discarded, Event, Gestured, Grabbed, HandDealt,
+    HandEnded, HoldExpired, MatchEnded, Objected, PlayOpened, Revealed, Scored, SignalsAgreed,
+    StallCancelled, StallProposed, StallResumed, StockReshuffled, Swapped, Swept, TableTalkRuled)
+from kemps.gestures import PALETTE
+from kemps.table import Table
+from kemps.views import event_for, letters_text
+
+_ORDINAL = {1: "first", 2: "second", 3: "third"}
+
+
+def pair_name(table: Table, pair: int) -> str:
+    """``"Alice and Cara"``."""
+    a, b = table.seats_of(pair)
+    return f"{table.names[a]} and {table.names[b]}"
+
+
+def describe(table: Table, event: Event, omniscient: bool = False) -> str | None:
+    """One line for ``event`` (None for events not worth a line), as a spectator may see it unless
+    ``omniscient``. ``table`` supplies names and rules (its current state is not read)."""
+    e = event if omniscient else event_for(event, None, table.pairs)
+    if e is None:
+        return None
+    names, r = table.names, table.rules
+    call_words = {"kemps": r.call_word, "stop": r.stop_word,
+                  "double_kemps": r.double_call_word, "double_stop": r.double_stop_word}
+    if isinstance(e, HandDealt):
+        line = f"Hand {e.hand_no}: {names[e.dealer]} deals."
+        if omniscient:
+            line += " " + "; ".join(f"{names[s]} {cards_text(h)}" for s, h in enumerate(e.hands))
+        return line
+    if isinstance(e, PlayOpened):
+        return f"Middle: {cards_text(e.middle)}. Play!"
+    if isinstance(e, Swapped):
+        return f"{names[e.seat]} takes {cards_text(e.took)}, throws {cards_text(e.gave)}."
+    if isinstance(e, Grabbed):
+        return f"{names[e.seat]} picks up {cards_text(e.took)}."
+    if isinstance(e, Discarded):
+        return f"{names[e.seat]} throws {cards_text(e.gave)}."
+    if isinstance(e, HoldExpired):
+        return f"{names[e.seat]} held too long; {cards_text(e.returned)} goes back."
+    if isinstance(e, StallProposed):
+        if e.deadline is None:
+            return f"{names[e.seat]} agrees to a fresh middle ({e.agreed} of {table.n})."
+        who = f"{names[e.seat]} (dealer, nothing moving)" if e.auto else names[e.seat]
+        return f"{who} says the middle has stalled."
+    if isinstance(e, Objected):
+        return f"{names[e.seat]} objects."
+    if isinstance(e, StallResumed):
+        return "The countdown starts again."
+    if isinstance(e, StallCancelled):
+        return "The middle changed; agreement to sweep lapses."
+    if isinstance(e, Swept):
+        if all(c is None for c in e.middle):
+            return f"Swept {cards_text(e.swept)}; the stock is empty."
+        return f"Swept {cards_text(e.swept)}; new middle {cards_text(e.middle)} " \
+               f"({e.stock_count} left)."
+    if isinstance(e, StockReshuffled):
+        return f"The swept cards are shuffled into a new stock of {e.stock_count}."
+    if isinstance(e, Gestured):
+        return f"{names[e.seat]} {PALETTE[e.gesture].label}."
+    if isinstance(e, Chatted):
+        return f"{names[e.seat]}: \u201c{e.text}\u201d"
+    if isinstance(e, SignalsAgreed):
+        return f"{pair_name(table, e.pair)} agree a signal: {', '.join(e.signals)}."
+    if isinstance(e, Called):
+        if e.kind in ("kemps", "double_kemps"):
+            on = names[e.on_seat] if e.on_seat is not None else "?"
+        elif e.on_seat is not None:
+            on = names[e.on_seat]
+        else:
+            on = pair_name(table, e.on_pair if e.on_pair is not None else 0)
+        return f"{names[e.seat]} calls \u201c{call_words[e.kind]}!\u201d on {on}."
+    if isinstance(e, CallVoid):
+        return f"{names[e.held_by]} is holding five cards: the call does not count."
+    if isinstance(e, Revealed):
+        return f"{names[e.seat]} shows {cards_text(e.cards)}."
+    if isinstance(e, CallJudged):
+        return "Right!" if e.right else "Wrong!"
+    if isinstance(e, Scored):
+        if e.unit == "letter":
+            return f"{pair_name(table, e.pair)} take {e.amount} letter{'s' * (e.amount > 1)}: " \
+                   f"{letters_text(r.word, e.total)}."
+        return f"{pair_name(table, e.pair)} score {e.amount}: {e.total} point" \
+               f"{'s' * (e.total != 1)}."
+    if isinstance(e, TableTalkRuled):
+        return f"Table talk by {pair_name(table, e.pair)}: they lose the match."
+    if isinstance(e, HandEnded):
+        if e.reason == "real_deal":
+            return f"Real deal: hand {e.hand_no} ends with no letter."
+        return None
+    if isinstance(e, MatchEnded):
+        order = sorted(range(table.pairs), key=lambda p: e.ranks[p])
+        unit = "letters" if r.scoring == "letters" else "points"
+        parts = [f"{e.ranks[p]}. {pair_name(table, p)} ({e.scores[p]} {unit})" for p in order]
+        return "Match over. " + "  ".join(parts)
+    return None

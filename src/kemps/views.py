@@ -1,0 +1,149 @@
+"""What a seat may see: the only road from table state (and events) to any player.
+
+boardgame.io's ``filter-player-view`` idea: one pure function per kind of output, used by every
+consumer (CLI, bots, the server's messages). A seat sees its own hand, the middle (unless dealt face
+down), counts of everyone else's cards, public events, its own pair's signal agreement, and the
+hands the rules have revealed. It never sees another hand before the reveal, the stock order, the
+swept cards' order after a reshuffle, or another pair's signals. A spectator (``seat=None``) sees
+what every player may see and no hand at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from kemps.cards import Card
+from kemps.events import Event, HandDealt, SignalsAgreed, event_to_dict
+from kemps.table import Table
+
+
+def letters_text(word: str, count: int) -> str:
+    """The spelled letters of a pair, e.g. ``letters_text("KEMPS", 3) == "K-E-M"`` (S0)."""
+    return "-".join(word[:count])
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat's (or a spectator's) view of the table at ``version``.
+
+    Shapes: ``hand`` is the viewer's cards (empty for spectators); ``middle`` has 4 entries, ``None``
+    for an empty or face-down slot; ``hand_counts[s]`` is how many cards seat ``s`` holds;
+    ``scores[p]`` letters or points of pair ``p``; ``spelled[p]`` e.g. ``"K-E"``; ``revealed`` maps a
+    seat to the cards it has shown this hand; times are table seconds.
+    """
+
+    version: int
+    seat: int | None
+    pair: int | None
+    partner: int | None
+    names: tuple[str, ...]
+    rules: str
+    call_word: str
+    stop_word: str
+    word: str
+    scoring: str
+    phase: str
+    hand_no: int
+    dealer: int
+    hand: tuple[Card, ...]
+    middle: tuple[Card | None, ...]
+    middle_face_down: bool
+    stock_count: int
+    swept_count: int
+    hand_counts: tuple[int, ...]
+    holding: tuple[int, ...]
+    scores: tuple[int, ...]
+    spelled: tuple[str, ...]
+    signals: tuple[str, ...]
+    revealed: dict[int, tuple[Card, ...]]
+    stall_deadline: float | None
+    objectors: tuple[int, ...]
+    agreed: tuple[int, ...]
+    opens_at: float | None
+    ranks: tuple[int, ...] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("hand", "middle"):
+                v = [None if c is None else c.text for c in v]
+            elif f.name == "revealed":
+                v = {str(s): [c.text for c in cards] for s, cards in v.items()}
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[f.name] = v
+        return out
+
+
+def view_for(table: Table, seat: int | None) -> SeatView:
+    """The view of ``seat`` (0..n-1), or of a spectator when ``seat`` is None.
+
+    Raises:
+        Rejected: ``no_such_seat`` for a seat that is not at this table.
+    """
+    from kemps.errors import Rejected
+
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                             or not 0 <= seat < table.n):
+        raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
+    r = table.rules
+    face_down = table.phase == "dealt" and r.start == "countdown"
+    in_hand = table.phase in ("dealt", "play")
+    pair = None if seat is None else table.pair_of(seat)
+    return SeatView(
+        version=table.version, seat=seat, pair=pair,
+        partner=None if seat is None else table.partner_of(seat),
+        names=table.names, rules=r.name, call_word=r.call_word, stop_word=r.stop_word,
+        word=r.word, scoring=r.scoring, phase=table.phase, hand_no=table.hand_no,
+        dealer=table.dealer,
+        hand=() if seat is None or table.hand_no == 0 else tuple(table.hands[seat]),
+        middle=(None, None, None, None) if face_down or not in_hand else tuple(table.middle),
+        middle_face_down=face_down, stock_count=len(table.stock), swept_count=len(table.swept),
+        hand_counts=tuple(len(h) for h in table.hands),
+        holding=tuple(s for s in range(table.n) if table.holding(s)),
+        scores=tuple(table.scores),
+        spelled=tuple(letters_text(r.word, s) for s in table.scores) if r.scoring == "letters"
+        else tuple(str(s) for s in table.scores),
+        signals=() if pair is None else table.signals[pair],
+        revealed=dict(table.revealed),
+        stall_deadline=table.stall_deadline, objectors=tuple(sorted(table.objectors)),
+        agreed=tuple(sorted(table.agreed)), opens_at=table.opens_at, ranks=table.ranks)
+
+
+def spectator_view(table: Table) -> SeatView:
+    """What anyone watching may see: the view of no seat."""
+    return view_for(table, None)
+
+
+def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
+    """``event`` as ``seat`` may see it (None for a spectator), or None when it is not for them.
+
+    ``pairs`` is the table's number of pairs (to know which pair a seat plays in). A deal shows
+    only the viewer's own hand (others' become empty); a signal agreement goes only to its pair.
+    """
+    if isinstance(event, HandDealt):
+        hands = tuple(h if s == seat else () for s, h in enumerate(event.hands))
+        return dataclasses.replace(event, hands=hands)
+    if isinstance(event, SignalsAgreed):
+        return event if seat is not None and seat % pairs == event.pair else None
+    return event
+
+
+def events_for(events: list[Event], seat: int | None, pairs: int) -> list[Event]:
+    """:func:`event_for` over a list, dropping the events not for ``seat``."""
+    out: list[Event] = []
+    for e in events:
+        seen = event_for(e, seat, pairs)
+        if seen is not None:
+            out.append(seen)
+    return out
+
+
+def event_dict_for(event: Event, seat: int | None, pairs: int) -> dict[str, Any] | None:
+    """The JSON form of :func:`event_for` (what goes over a wire)."""
+    seen = event_for(event, seat, pairs)
+    return None if seen is None else event_to_dict(seen)
