@@ -54,7 +54,7 @@ class Table:
         "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_stall_by", "_objectors", "_agreed",
-        "_idle_from", "_holding", "_last_call", "_handlers", "_pack_size", "_clock")
+        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_reshuffles", "_pack")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -95,6 +95,8 @@ class Table:
         self.version = 0
         self.ranks: tuple[int, ...] | None = None
         self._pack_size = 52 * rules.deck_count
+        self._pack = frozenset(new_pack(rules.deck_count))
+        self._reshuffles = rules.stock_exhausted == "reshuffle_swept"
         self._rng = random.Random(0)
         self._opens_at: float | None = None
         self._stall_deadline: float | None = None
@@ -103,7 +105,6 @@ class Table:
         self._agreed: set[int] = set()
         self._idle_from: float | None = None
         self._holding: dict[int, tuple[float, list[Card]]] = {}
-        self._last_call: Called | None = None
         self._clock = float("-inf")
         self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
@@ -147,25 +148,23 @@ class Table:
                 allowed now; the table, timers included, is unchanged (a timer that was due by
                 ``now`` fires at the next call instead).
         """
-        handler = self._handlers.get(type(action))
+        handler = self._handlers.get(action.__class__)
         if handler is None:
             raise Rejected("bad_action", f"{type(action).__name__} is not an action.")
-        if isinstance(now, bool) or not isinstance(now, int | float) or now != now:
+        kind = now.__class__
+        if (kind is not float and kind is not int) or now != now:
             raise Rejected("bad_action", "The time of an action must be a number of seconds.")
         if now < self._clock:
             now = self._clock
         seat = action.seat
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 0 <= seat < self.n):
+        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.n):
             raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
         if self.phase == "over":
             raise Rejected("match_over", "The match is over.")
-        # Validate against the state as timers would leave it, without changing anything first:
-        # timers that are due are fired, then the action is tried; if it is rejected the timers'
-        # effects stand but are reported by the next call (they are facts of time, not of the
-        # action). To keep "a rejection changes nothing" exact, we only fire timers when the
-        # action is accepted or when no timer is due.
         if self._due(now):
+            # Timers due by now fire first, then the action is tried on the state they leave.
+            # If the action is rejected, everything (timers included) is put back as it was, so a
+            # rejection changes nothing; the timers fire at the next apply or advance instead.
             snapshot = self._snapshot()
             timer_events = self._fire_due(now)
             try:
@@ -204,9 +203,10 @@ class Table:
     # == timers ====================================================================================
     def _deadlines(self) -> list[float]:
         out: list[float] = []
-        if self.phase == "dealt" and self._opens_at is not None:
-            out.append(self._opens_at)
-        if self.phase == "play":
+        if self.phase == "dealt":
+            if self._opens_at is not None:
+                out.append(self._opens_at)
+        elif self.phase == "play":
             if self._stall_deadline is not None and not self._objectors:
                 out.append(self._stall_deadline)
             idle = self._idle_deadline()
@@ -218,13 +218,30 @@ class Table:
 
     def _idle_deadline(self) -> float | None:
         r = self.rules
-        if (r.idle_sweep_s <= 0 or r.sweep == "all_agree" or self._idle_from is None
+        if (self._idle_from is None or r.idle_sweep_s <= 0 or r.sweep == "all_agree"
                 or self._stall_deadline is not None or self._objectors):
             return None
         return self._idle_from + r.idle_sweep_s
 
     def _due(self, now: float) -> bool:
-        return any(d <= now for d in self._deadlines())
+        # Hot path (every apply): the same conditions as _deadlines, without building a list.
+        phase = self.phase
+        if phase == "play":
+            stall = self._stall_deadline
+            if stall is not None:
+                if stall <= now and not self._objectors:
+                    return True
+            elif self._idle_from is not None and not self._objectors:
+                r = self.rules
+                if (r.idle_sweep_s > 0 and self._idle_from + r.idle_sweep_s <= now
+                        and r.sweep != "all_agree"):
+                    return True
+            if self._holding:
+                return any(d <= now for d, _ in self._holding.values())
+            return False
+        if phase == "dealt":
+            return self._opens_at is not None and self._opens_at <= now
+        return False
 
     def _fire_due(self, now: float) -> list[Event]:
         events: list[Event] = []
@@ -255,17 +272,17 @@ class Table:
     def _snapshot(self) -> tuple[Any, ...]:
         return (self.phase, [h[:] for h in self.hands], self.middle[:], self.stock[:],
                 self.swept[:], self.scores[:], self.decided_hands, dict(self.revealed),
-                self.ranks, self._rng.getstate(), self._opens_at, self._stall_deadline,
+                self.ranks, self._rng.getstate() if self._reshuffles else None, self._opens_at, self._stall_deadline,
                 self._stall_by, set(self._objectors), set(self._agreed), self._idle_from,
-                {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self._last_call,
-                self.hand_no, self.dealer)
+                {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self.hand_no, self.dealer)
 
     def _restore(self, s: tuple[Any, ...]) -> None:
         (self.phase, self.hands, self.middle, self.stock, self.swept, self.scores,
          self.decided_hands, self.revealed, self.ranks, rng_state, self._opens_at,
          self._stall_deadline, self._stall_by, self._objectors, self._agreed, self._idle_from,
-         self._holding, self._last_call, self.hand_no, self.dealer) = s
-        self._rng.setstate(rng_state)
+         self._holding, self.hand_no, self.dealer) = s
+        if rng_state is not None:
+            self._rng.setstate(rng_state)
 
     # == common checks =============================================================================
     def _require_play(self, what: str) -> None:
@@ -322,10 +339,12 @@ class Table:
         if self.phase != "huddle":
             raise Rejected("hand_in_play", "A hand is in play; it must end before the next deal.")
         order = action.order
-        if (not isinstance(order, tuple) or len(order) != self._pack_size
-                or not all(isinstance(c, Card) for c in order)
-                or len(set(order)) != self._pack_size
-                or any(c.index >= self._pack_size for c in order)):
+        try:
+            cards = set(order) if isinstance(order, tuple) else None
+        except TypeError:  # unhashable junk in the order
+            cards = None
+        if (cards is None or len(order) != self._pack_size or len(cards) != self._pack_size
+                or not cards <= self._pack):
             raise Rejected("bad_deal", f"A deal must order every one of the {self._pack_size} "
                            "cards of this table's pack exactly once.")
         seed = action.reshuffle_seed
@@ -348,7 +367,6 @@ class Table:
         self._objectors = set()
         self._agreed = set()
         self._holding = {}
-        self._last_call = None
         start = self.rules.start
         face_down = start == "countdown"
         self._opens_at = now + self.rules.start_countdown_s if face_down else None
@@ -380,23 +398,42 @@ class Table:
     # == swapping ==================================================================================
     def _swap(self, action: Swap, now: float) -> list[Event]:
         seat, take, give = action.seat, action.take, action.give
-        self._require_play("swap")
-        self._check_count(take, "take")
-        if not isinstance(give, tuple) or len(give) != len(take):
-            raise Rejected("uneven_swap", "Give as many cards as you take, so your hand stays at "
-                           "four.")
-        if len(set(give)) != len(give):
-            raise Rejected("bad_action", "Name each card once.")
+        if self.phase != "play":
+            self._require_play("swap")
         if seat in self._holding:
             raise Rejected("holding_five", "Discard the card you are holding first.")
-        self._check_hand(seat, give)
-        slots = self._cards_in_middle(take)
         hand, middle = self.hands[seat], self.middle
-        for c, g, i in zip(take, give, slots):
+        if (take.__class__ is tuple and give.__class__ is tuple and len(take) == 1
+                and len(give) == 1):
+            # The common one-for-one swap, checked inline (hot path).
+            c, g = take[0], give[0]
+            if c.__class__ is not Card or g.__class__ is not Card:
+                raise Rejected("bad_action", "Name the cards to take and to give.")
+            if g not in hand:
+                raise Rejected("not_in_hand", f"The {g.text} is not in your hand.")
+            if c not in middle:
+                raise Rejected("card_gone", f"The {c.text} is no longer in the middle: someone "
+                               "else took it first.")
+            i = middle.index(c)
             hand[hand.index(g)] = c
             middle[i] = g
-        events: list[Event] = [Swapped(now, seat, take, give, tuple(slots))]
-        if self._idle_from is not None or self._objectors or self._agreed:
+            slots: tuple[int, ...] = (i,)
+        else:
+            self._check_count(take, "take")
+            if give.__class__ is not tuple or len(give) != len(take):
+                raise Rejected("uneven_swap", "Give as many cards as you take, so your hand stays "
+                               "at four.")
+            if len(set(give)) != len(give) or not all(g.__class__ is Card for g in give):
+                raise Rejected("bad_action", "Name each card to give once.")
+            self._check_hand(seat, give)
+            found = self._cards_in_middle(take)
+            for c, g, i in zip(take, give, found):
+                hand[hand.index(g)] = c
+                middle[i] = g
+            slots = tuple(found)
+        events: list[Event] = [Swapped(now, seat, take, give, slots)]
+        self._idle_from = now
+        if self._objectors or self._agreed:
             events += self._touch(seat, now)
         return events
 

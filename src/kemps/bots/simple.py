@@ -11,7 +11,6 @@ a separate piece of work (bots issue); this one is deliberately plain.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Final
 
 from kemps.actions import Action, AgreeSignals, Call, Go, ProposeStall, Swap
@@ -61,6 +60,12 @@ class SimpleBot:
         self.was_read = False  # an opponent's right Stop Kemps on our pair: change signal
         self.agreed_for_hand = -1
         self._last_call: Called | None = None
+        # What is already planned (so that an unrelated event does not restart a reaction time).
+        self.planned_swap: Swap | None = None
+        self.planned_stall = False
+        self.planned_noise = False
+        self._counted_hand: tuple[Card, ...] = ()
+        self._rank_counts: dict[str, int] = {}
 
     # -- helpers ------------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -71,8 +76,17 @@ class SimpleBot:
         h = self.hand
         return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
 
+    def _counts(self) -> dict[str, int]:
+        hand = tuple(self.hand)
+        if hand != self._counted_hand:
+            counts: dict[str, int] = {}
+            for c in hand:
+                counts[c.rank] = counts.get(c.rank, 0) + 1
+            self._counted_hand, self._rank_counts = hand, counts
+        return self._rank_counts
+
     def _pick_target(self) -> None:
-        counts = Counter(c.rank for c in self.hand)
+        counts = self._counts()
         best = max(counts.values())
         if self.target is None or counts.get(self.target, 0) < best:
             choices = sorted(r for r, k in counts.items() if k == best)
@@ -103,6 +117,11 @@ class SimpleBot:
         """A rejected move (usually ``card_gone``: someone was quicker): think again."""
         if isinstance(action, ProposeStall):
             self.stall_pending = True
+            self.planned_stall = False
+        elif isinstance(action, Swap):
+            self.planned_swap = None
+        elif isinstance(action, GestureAction):
+            self.planned_noise = False
         return self._decide(now)
 
     # -- following the table ---------------------------------------------------------------------
@@ -111,14 +130,18 @@ class SimpleBot:
             for card, slot in zip(e.gave, e.slots):
                 self.middle[slot] = card
             if e.seat == self.seat:
+                self.planned_swap = None
                 for took, gave in zip(e.took, e.gave):
                     self.hand[self.hand.index(gave)] = took
         elif isinstance(e, Gestured):
+            if e.seat == self.seat:
+                self.planned_noise = False
             self.recent.append((e.t, e.seat, e.gesture))
             return self._on_gesture(e)
         elif isinstance(e, Swept):
             self.middle = list(e.middle)
             self.stall_pending = False
+            self.planned_stall = False
             self.agreed_stall = False
             if self.target is not None and not any(
                     c is not None and c.rank == self.target for c in self.middle):
@@ -129,6 +152,8 @@ class SimpleBot:
                     self._pick_target_excluding_current()
         elif isinstance(e, StallProposed):
             self.stall_pending = e.deadline is not None
+            if e.seat == self.seat:
+                self.planned_stall = False
             if e.seat == self.seat and e.deadline is None:
                 self.agreed_stall = True
         elif isinstance(e, StallCancelled):
@@ -154,6 +179,8 @@ class SimpleBot:
             self.stall_pending = False
             self.agreed_stall = False
             self.recent = []
+            self.planned_swap = None
+            self.planned_stall = False
             self._pick_target()
         elif isinstance(e, Called):
             self._last_call = e
@@ -166,8 +193,7 @@ class SimpleBot:
         return []
 
     def _pick_target_excluding_current(self) -> None:
-        counts = Counter(c.rank for c in self.hand)
-        self.target = self.rng.choice(sorted(counts))
+        self.target = self.rng.choice(sorted(self._counts()))
         self.sweeps_without_target = 0
 
     def _learn(self, e: Revealed) -> None:
@@ -232,10 +258,12 @@ class SimpleBot:
             return plans
         swap = self._best_swap()
         if swap is not None:
-            plans.append(Plan(self._react(), swap, "cards"))
-        else:
+            if swap != self.planned_swap:
+                self.planned_swap = swap
+                plans.append(Plan(self._react(), swap, "cards"))
+        elif not self.planned_stall:
             plans += self._stall_plan()
-        if self.rng.random() < 0.1:
+        if not self.planned_noise:
             plans += self._noise()
         return plans
 
@@ -245,7 +273,7 @@ class SimpleBot:
         wanted = [c for c in self.middle if c is not None and c.rank == target]
         if not wanted:
             return None
-        counts = Counter(c.rank for c in self.hand)
+        counts = self._counts()
         throw = sorted((c for c in self.hand if c.rank != target),
                        key=lambda c: (counts[c.rank], c.index))
         if not throw:
@@ -254,20 +282,26 @@ class SimpleBot:
         return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
 
     def _stall_plan(self) -> list[Plan]:
+        plans = self._stall_choice()
+        self.planned_stall = bool(plans)
+        return plans
+
+    def _stall_choice(self) -> list[Plan]:
         sweep = self.rules.sweep
         if sweep == "dealer_only":
             if self.seat == self.dealer and not self.stall_pending:
-                return [Plan(self._react(3.0), ProposeStall(self.seat), "table")]
+                return [Plan(self._react(4.0), ProposeStall(self.seat), "table")]
             return []
         if sweep == "all_agree":
             if not self.agreed_stall:
                 return [Plan(self._react(2.0), ProposeStall(self.seat), "table")]
             return []
-        if not self.stall_pending and self.rng.random() < 0.5:
-            return [Plan(self._react(3.0), ProposeStall(self.seat), "table")]
+        if not self.stall_pending:
+            return [Plan(self._react(4.0), ProposeStall(self.seat), "table")]
         return []
 
     def _noise(self) -> list[Plan]:
+        self.planned_noise = True
         options = [g for g in self.palette if g not in self.signals]
         delay = self.rng.expovariate(1.0 / self.noise_every_s)
         return [Plan(delay, GestureAction(self.seat, self.rng.choice(options)), "gesture")]

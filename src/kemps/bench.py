@@ -1,0 +1,641 @@
+"""Engine benchmarks: the figures behind ``docs/benchmarks.md`` (``make bench`` / ``kemps bench``).
+
+Four figures, each against the target in the issue:
+
+1. **Actions applied per second** (target >= 150,000 actions/s on one core): the time spent in
+   :meth:`kemps.table.Table.apply` alone over a pre-recorded, realistic stream of actions.
+2. **Simulated hands per second** (target >= 1,000 hands/s) with four
+   :class:`~kemps.bots.simple.SimpleBot` players: :func:`kemps.sim.simulate_match` wall time.
+3. **Memory of one table** mid-hand (target <= 64 KB = 65,536 bytes), measured two ways.
+4. **Replay speed**: actions replayed per second by :func:`kemps.record.replay`.
+
+Everything runs in this one process on one core (no multiprocessing); times are wall-clock seconds
+from :func:`time.perf_counter`; rates are "per second of wall time"; sizes are bytes (1 KB = 1,024
+bytes). This module is a tool, not part of the engine: it reads the real clock and the date.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+import os
+import platform
+import random
+import sys
+import time
+import tracemalloc
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
+from typing import Any, Final
+
+from kemps import __version__
+from kemps.actions import Action, Deal, Swap
+from kemps.bots.base import Bot, Plan
+from kemps.bots.simple import SimpleBot
+from kemps.cards import Card, shuffled_pack
+from kemps.errors import Rejected
+from kemps.events import Event
+from kemps.record import MatchRecord, replay
+from kemps.rules import RuleSet, find_preset
+from kemps.sim import simulate_match
+from kemps.table import Table
+from kemps.views import SeatView
+
+#: Targets from the issue.
+TARGET_ACTIONS_PER_S: Final = 150_000
+TARGET_HANDS_PER_S: Final = 1_000
+TARGET_TABLE_BYTES: Final = 64 * 1024
+PRESET: Final = "pagat"
+COMMAND: Final = "make bench   (runs: .venv/bin/kemps bench --out docs/benchmarks.md)"
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much work each benchmark does. ``*_matches`` are counts of simulated matches (seeds),
+    ``repeats`` how often each timing is repeated (the best, i.e. fastest, run is reported),
+    ``memory_tables`` how many tables are built for the tracemalloc average."""
+
+    apply_matches: int
+    apply_repeats: int
+    sim_matches_2: int
+    sim_matches_6: int
+    sim_repeats: int
+    memory_tables: int
+    replay_matches: int
+    replay_repeats: int
+
+    @staticmethod
+    def for_run(quick: bool) -> Sizes:
+        """Tiny sizes for ``quick`` (a few seconds), else the full run (well under a minute)."""
+        if quick:
+            return Sizes(apply_matches=3, apply_repeats=2, sim_matches_2=4, sim_matches_6=2,
+                         sim_repeats=1, memory_tables=50, replay_matches=3, replay_repeats=2)
+        return Sizes(apply_matches=80, apply_repeats=9, sim_matches_2=200, sim_matches_6=60,
+                     sim_repeats=3, memory_tables=2_000, replay_matches=80, replay_repeats=9)
+
+
+def rules_for(pairs: int) -> RuleSet:
+    """The ``pagat`` preset with ``pairs`` pairs (its name kept, for display)."""
+    base = find_preset(PRESET)
+    return base if base.pairs == pairs else base.replace(name=base.name, pairs=pairs)
+
+
+# == 1. Table.apply over a recorded stream ==========================================================
+@dataclass
+class Stream:
+    """One match's actions in the order a table saw them: ``(t, action)`` pairs (``t`` in table
+    seconds), accepted ones from the match record and the simulated bots' rejected attempts
+    merged in at their times. ``record`` is the match record (accepted actions only)."""
+
+    record: MatchRecord
+    items: list[tuple[float, Action]]
+
+
+class _RejectLog:
+    """A bot wrapper that passes everything through and writes down each rejected attempt."""
+
+    def __init__(self, bot: Bot, log: list[tuple[float, Action]]) -> None:
+        self.bot = bot
+        self.seat = bot.seat
+        self.log = log
+
+    def on_view(self, view: SeatView, now: float) -> list[Plan]:
+        return self.bot.on_view(view, now)
+
+    def on_events(self, events: list[Event], now: float) -> list[Plan]:
+        return self.bot.on_events(events, now)
+
+    def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
+        self.log.append((now, action))
+        return self.bot.on_rejected(action, error, now)
+
+
+def record_stream(rules: RuleSet, seed: int) -> Stream:
+    """Simulate one match between simple bots and return every attempted action in order.
+
+    Accepted actions come from ``result.record.actions`` (deals included); each rejected attempt
+    (a lost race for a card, a second stall proposal, ...) is inserted after every accepted action
+    at the same or an earlier time, which is where the simulation tried it.
+    """
+    rejected: list[tuple[float, Action]] = []
+
+    def factory(seat: int, r: RuleSet, rng: random.Random) -> Bot:
+        return _RejectLog(SimpleBot(seat, r, rng), rejected)
+
+    result = simulate_match(rules, seed, bots=factory, keep_events=False)
+    items = list(result.record.actions)
+    times = [t for t, _ in items]
+    # Insert from the back so earlier insertion points stay valid.
+    for t, action in sorted(rejected, key=lambda x: x[0], reverse=True):
+        items.insert(bisect.bisect_right(times, t), (t, action))
+    return Stream(result.record, items)
+
+
+def _fresh_table(record: MatchRecord) -> Table:
+    return Table(record.rules, record.names, record.first_dealer)
+
+
+def _outcomes(stream: Stream) -> tuple[int, int, Counter[str]]:
+    """Apply a stream once (untimed): accepted count, rejected count, and the mix by type."""
+    table = _fresh_table(stream.record)
+    ok = bad = 0
+    mix: Counter[str] = Counter()
+    for t, action in stream.items:
+        mix[type(action).__name__] += 1
+        try:
+            table.apply(action, t)
+            ok += 1
+        except Rejected:
+            bad += 1
+    return ok, bad, mix
+
+
+def _time_streams(streams: Sequence[Stream]) -> float:
+    """Seconds spent applying every stream to its own fresh table (tables built untimed)."""
+    tables = [_fresh_table(s.record) for s in streams]
+    total = 0.0
+    perf = time.perf_counter
+    for table, stream in zip(tables, streams):
+        apply = table.apply
+        items = stream.items
+        t0 = perf()
+        for t, action in items:
+            try:
+                apply(action, t)
+            except Rejected:
+                pass
+        total += perf() - t0
+    return total
+
+
+@dataclass
+class ApplyFigures:
+    """Result of :func:`bench_apply`. ``seconds`` is the best total time in ``Table.apply`` (s);
+    ``per_s`` = (accepted + rejected) / seconds, in actions per second. ``faithful``: replaying
+    the merged streams accepted exactly the recorded actions, as in the simulation."""
+
+    pairs: int
+    matches: int
+    accepted: int
+    rejected: int
+    seconds: float
+    mix: Counter[str]
+    faithful: bool = True
+
+    @property
+    def actions(self) -> int:
+        """Applications timed: accepted plus rejected."""
+        return self.accepted + self.rejected
+
+    @property
+    def per_s(self) -> float:
+        """Actions (accepted + rejected) applied per second."""
+        return self.actions / self.seconds
+
+    @property
+    def accepted_per_s(self) -> float:
+        """Accepted actions applied per second (same time base)."""
+        return self.accepted / self.seconds
+
+
+def record_streams(rules: RuleSet, matches: int, first_seed: int = 1) -> list[Stream]:
+    """:func:`record_stream` for ``matches`` consecutive seeds."""
+    return [record_stream(rules, first_seed + i) for i in range(matches)]
+
+
+def bench_apply(streams: Sequence[Stream], repeats: int) -> ApplyFigures:
+    """Time only ``Table.apply`` over ``streams``, best of ``repeats`` runs."""
+    accepted = rejected = 0
+    mix: Counter[str] = Counter()
+    for s in streams:
+        ok, bad, m = _outcomes(s)
+        accepted += ok
+        rejected += bad
+        mix += m
+    best = min(_time_streams(streams) for _ in range(max(1, repeats)))
+    # The merged stream is faithful when the table accepts exactly the recorded actions (and so
+    # rejects exactly the merged attempts), as it did in the simulation.
+    faithful = accepted == sum(len(s.record.actions) for s in streams)
+    return ApplyFigures(streams[0].record.rules.pairs, len(streams), accepted, rejected, best, mix,
+                        faithful)
+
+
+# == 2. Whole simulated matches =====================================================================
+@dataclass
+class SimFigures:
+    """Result of :func:`bench_sim`: ``seconds`` is the best wall time (s) for all ``matches``."""
+
+    pairs: int
+    matches: int
+    hands: int
+    actions: int
+    rejected: int
+    seconds: float
+
+    @property
+    def hands_per_s(self) -> float:
+        """Hands dealt (``Table.hand_no`` summed over matches) per second of wall time."""
+        return self.hands / self.seconds
+
+    @property
+    def matches_per_s(self) -> float:
+        """Whole matches per second of wall time."""
+        return self.matches / self.seconds
+
+
+def bench_sim(rules: RuleSet, matches: int, repeats: int, first_seed: int = 1) -> SimFigures:
+    """Time :func:`simulate_match` (``keep_events=False``, simple bots) over ``matches`` seeds,
+    best of ``repeats`` runs over the same seeds."""
+    best = float("inf")
+    hands = actions = rejected = 0
+    for _ in range(max(1, repeats)):
+        hands = actions = rejected = 0
+        t0 = time.perf_counter()
+        for i in range(matches):
+            result = simulate_match(rules, first_seed + i, keep_events=False)
+            hands += result.table.hand_no
+            actions += result.actions
+            rejected += result.rejected
+        best = min(best, time.perf_counter() - t0)
+    return SimFigures(rules.pairs, matches, hands, actions, rejected, best)
+
+
+# == 3. Memory of one table =========================================================================
+SWAPS_PER_TABLE: Final = 6
+
+
+def mid_hand_table(rules: RuleSet, deal: Deal, swaps: int = SWAPS_PER_TABLE) -> Table:
+    """A table dealt ``deal`` at t=0 and then ``swaps`` legal one-card swaps (seats in turn, each
+    giving its first card for the first middle card), so it is mid-hand with timers pending."""
+    table = Table(rules)
+    table.apply(deal, 0.0)
+    for k in range(swaps):
+        seat = k % table.n
+        take = next(c for c in table.middle if c is not None)
+        table.apply(Swap(seat, (take,), (table.hands[seat][0],)), 0.5 + 0.25 * k)
+    return table
+
+
+def _deals(rules: RuleSet, count: int, seed: int = 7) -> list[Deal]:
+    rng = random.Random(seed)
+    return [Deal(tuple(shuffled_pack(rules.deck_count, rng)), rng.randrange(2**31))
+            for _ in range(count)]
+
+
+def tracemalloc_bytes_per_table(rules: RuleSet, count: int) -> float:
+    """Bytes allocated (and still held) per mid-hand table, by :mod:`tracemalloc`.
+
+    Deal actions and the list holding the tables are made before tracing starts; the traced
+    difference after building and dealing ``count`` tables, divided by ``count``, is the figure.
+    Temporary objects (events, swap actions) are freed before the second reading.
+    """
+    deals = _deals(rules, count)
+    mid_hand_table(rules, deals[0])  # warm up any lazily built caches
+    tables: list[Table | None] = [None] * count
+    gc.collect()
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(count):
+            tables[i] = mid_hand_table(rules, deals[i])
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+    del tables
+    return (after - before) / count
+
+
+#: What the recursive walk of :func:`deep_size` does not count, in the words of the report.
+DEEP_SIZE_EXCLUDES: Final = (
+    "the interned `Card` objects (one shared object per card for the whole process; the 8-byte "
+    "references to them inside the table's lists and tuples *are* counted)",
+    "the `RuleSet` (a shared, immutable preset)",
+    "classes and functions (the `type` keys of the `_handlers` dict, and each bound method's "
+    "`__func__`) and each bound method's `__self__` (the table itself, already counted); the "
+    "handler dict and its bound-method objects themselves *are* counted",
+    "`None`, `True`, `False` and CPython's cached small ints (-5..256)",
+    "strings interned by the compiler (e.g. the `phase` literal); the seat names *are* counted",
+)
+
+
+def _slot_names(obj: object) -> Iterable[str]:
+    for klass in type(obj).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        if isinstance(slots, str):
+            slots = (slots,)
+        yield from slots
+
+
+def deep_size(table: Table) -> tuple[int, dict[str, int]]:
+    """Recursive ``sys.getsizeof`` of ``table`` in bytes, and the bytes under each attribute.
+
+    Each object is counted once (by identity); the exclusions are :data:`DEEP_SIZE_EXCLUDES`.
+    """
+    seen: set[int] = set()
+
+    def excluded(o: object) -> bool:
+        if o is None or o is True or o is False or isinstance(
+                o, Card | RuleSet | type | FunctionType | BuiltinFunctionType | ModuleType):
+            return True
+        if type(o) is int and -5 <= o <= 256:
+            return True
+        return type(o) is str and o in _INTERNED_LITERALS
+
+    def size(o: object) -> int:
+        if excluded(o) or id(o) in seen:
+            return 0
+        seen.add(id(o))
+        total = sys.getsizeof(o)
+        if isinstance(o, MethodType):
+            return total  # not __self__ (the table) nor __func__ (shared code)
+        if isinstance(o, dict):
+            for k, v in o.items():
+                total += size(k) + size(v)
+        elif isinstance(o, list | tuple | set | frozenset):
+            for x in o:
+                total += size(x)
+        elif isinstance(o, str | int | float | bool | random.Random):
+            pass  # flat (Random holds its Mersenne Twister state inline)
+        else:
+            for name in _slot_names(o):
+                if hasattr(o, name):
+                    total += size(getattr(o, name))
+            d = getattr(o, "__dict__", None)
+            if d is not None:
+                total += size(d)
+        return total
+
+    seen.add(id(table))
+    total = sys.getsizeof(table)
+    parts: dict[str, int] = {}
+    for name in _slot_names(table):
+        if hasattr(table, name):
+            parts[name] = size(getattr(table, name))
+            total += parts[name]
+    return total, parts
+
+
+_INTERNED_LITERALS: Final = frozenset({"huddle", "dealt", "play", "over"})
+
+
+@dataclass
+class MemoryFigures:
+    """Result of :func:`bench_memory`; all sizes in bytes."""
+
+    pairs: int
+    tables: int
+    tracemalloc_bytes: float
+    deep_bytes: int
+    parts: dict[str, int] = field(default_factory=dict)
+
+
+def bench_memory(rules: RuleSet, count: int) -> MemoryFigures:
+    """Both memory figures for a mid-hand table (:func:`mid_hand_table`)."""
+    traced = tracemalloc_bytes_per_table(rules, count)
+    deep, parts = deep_size(mid_hand_table(rules, _deals(rules, 1, seed=11)[0]))
+    return MemoryFigures(rules.pairs, count, traced, deep, parts)
+
+
+# == 4. Replay ======================================================================================
+@dataclass
+class ReplayFigures:
+    """Result of :func:`bench_replay`: best wall time (s) to replay all ``matches`` records."""
+
+    pairs: int
+    matches: int
+    actions: int
+    seconds: float
+
+    @property
+    def per_s(self) -> float:
+        """Recorded actions replayed per second (table construction and the final advance
+        included, as :func:`kemps.record.replay` does them)."""
+        return self.actions / self.seconds
+
+
+def bench_replay(records: Sequence[MatchRecord], repeats: int) -> ReplayFigures:
+    """Time :func:`kemps.record.replay` over ``records``, best of ``repeats`` runs."""
+    actions = sum(len(r.actions) for r in records)
+    best = float("inf")
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        for r in records:
+            replay(r)
+        best = min(best, time.perf_counter() - t0)
+    return ReplayFigures(records[0].rules.pairs, len(records), actions, best)
+
+
+# == the report =====================================================================================
+def machine_info() -> dict[str, str]:
+    """Platform, Python, CPU count and processor of this machine, as display strings."""
+    processor = platform.processor() or "(empty)"
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "Platform": platform.platform(),
+        "Python": f"{platform.python_implementation()} {platform.python_version()}",
+        "CPU count (os.cpu_count())": str(os.cpu_count()),
+        "Processor (platform.processor())": processor,
+        "CPU model (/proc/cpuinfo)": model or "(not available)",
+        "kemps": __version__,
+    }
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "**NOT met**"
+
+
+def _mix_text(mix: Counter[str]) -> str:
+    total = sum(mix.values())
+    return ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in mix.most_common())
+
+
+def run_benchmarks(quick: bool = False,
+                   progress: Callable[[str], None] | None = None) -> str:
+    """Run every benchmark and return the report as markdown (for ``docs/benchmarks.md``).
+
+    Args:
+        quick: tiny sizes (a few seconds; figures are noisy), for tests and smoke checks.
+        progress: called with a short line before each step (default: nothing).
+
+    Returns:
+        Markdown with a summary table (figure, measured value with its unit, target, met / NOT
+        met), the details of each benchmark, the machine, the date, the command and how it was
+        measured.
+    """
+    say = progress or (lambda _msg: None)
+    sizes = Sizes.for_run(quick)
+    started = datetime.now()
+    wall0 = time.perf_counter()
+    r2, r6 = rules_for(2), rules_for(6)
+
+    say("recording action streams")
+    streams2 = record_streams(r2, sizes.apply_matches)
+    streams6 = record_streams(r6, sizes.apply_matches)
+    say("timing Table.apply")
+    ap2 = bench_apply(streams2, sizes.apply_repeats)
+    ap6 = bench_apply(streams6, sizes.apply_repeats)
+    say("timing simulated matches")
+    sim2 = bench_sim(r2, sizes.sim_matches_2, sizes.sim_repeats)
+    sim6 = bench_sim(r6, sizes.sim_matches_6, sizes.sim_repeats)
+    say("measuring memory")
+    mem2 = bench_memory(r2, sizes.memory_tables)
+    mem6 = bench_memory(r6, max(1, sizes.memory_tables // 4))
+    say("timing replay")
+    records2 = [s.record for s in streams2[: sizes.replay_matches]]
+    if len(records2) < sizes.replay_matches:
+        records2 += [s.record for s in record_streams(r2, sizes.replay_matches - len(records2),
+                                                      first_seed=1 + len(records2))]
+    rp2 = bench_replay(records2, sizes.replay_repeats)
+    rp6 = bench_replay([s.record for s in streams6], sizes.replay_repeats)
+    elapsed = time.perf_counter() - wall0
+
+    kb = TARGET_TABLE_BYTES
+    lines: list[str] = [
+        "# kemps engine benchmarks",
+        "",
+        f"Generated by `kemps bench{' --quick' if quick else ''}` on "
+        f"{started:%Y-%m-%d %H:%M} (local time); the run took {elapsed:.1f} s."
+        + (" **Quick run: tiny sizes, figures are indicative only.**" if quick else ""),
+        "",
+        "## Summary",
+        "",
+        "| Figure | Measured | Target | Verdict |",
+        "|---|---:|---:|---|",
+        f"| Table.apply actions/s (pagat, 2 pairs) | {_n(ap2.per_s)} actions/s "
+        f"| >= {_n(TARGET_ACTIONS_PER_S)} actions/s | {_verdict(ap2.per_s >= TARGET_ACTIONS_PER_S)} |",
+        f"| Table.apply actions/s (pagat, 6 pairs) | {_n(ap6.per_s)} actions/s "
+        f"| >= {_n(TARGET_ACTIONS_PER_S)} actions/s | {_verdict(ap6.per_s >= TARGET_ACTIONS_PER_S)} |",
+        f"| Simulated hands/s (pagat, 2 pairs, 4 simple bots) | {_n(sim2.hands_per_s)} hands/s "
+        f"| >= {_n(TARGET_HANDS_PER_S)} hands/s | {_verdict(sim2.hands_per_s >= TARGET_HANDS_PER_S)} |",
+        f"| Simulated matches/s (pagat, 2 pairs, 4 simple bots) | {sim2.matches_per_s:,.1f} "
+        "matches/s | (none) | - |",
+        f"| Simulated hands/s (pagat, 6 pairs, 12 simple bots) | {_n(sim6.hands_per_s)} hands/s "
+        f"| (target is for 4 bots) | - |",
+        f"| Table memory, tracemalloc (pagat, 2 pairs) | {_n(mem2.tracemalloc_bytes)} bytes "
+        f"({mem2.tracemalloc_bytes / 1024:.1f} KB) | <= {_n(kb)} bytes (64 KB) "
+        f"| {_verdict(mem2.tracemalloc_bytes <= kb)} |",
+        f"| Table memory, deep sys.getsizeof (pagat, 2 pairs) | {_n(mem2.deep_bytes)} bytes "
+        f"({mem2.deep_bytes / 1024:.1f} KB) | <= {_n(kb)} bytes (64 KB) "
+        f"| {_verdict(mem2.deep_bytes <= kb)} |",
+        f"| Table memory, tracemalloc (pagat, 6 pairs) | {_n(mem6.tracemalloc_bytes)} bytes "
+        f"({mem6.tracemalloc_bytes / 1024:.1f} KB) | <= {_n(kb)} bytes (64 KB) "
+        f"| {_verdict(mem6.tracemalloc_bytes <= kb)} |",
+        f"| Replay actions/s (pagat, 2 pairs) | {_n(rp2.per_s)} actions/s | (none) | - |",
+        f"| Replay actions/s (pagat, 6 pairs) | {_n(rp6.per_s)} actions/s | (none) | - |",
+        "",
+        "## 1. Actions applied per second (`Table.apply`)",
+        "",
+        "| Pairs | Matches | Actions timed | Accepted | Rejected | Best time (s) | Actions/s "
+        "| Accepted/s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for a in (ap2, ap6):
+        lines.append(f"| {a.pairs} | {a.matches} | {_n(a.actions)} | {_n(a.accepted)} "
+                     f"({100 * a.accepted / a.actions:.0f}%) | {_n(a.rejected)} "
+                     f"({100 * a.rejected / a.actions:.0f}%) | {a.seconds:.4f} | {_n(a.per_s)} "
+                     f"| {_n(a.accepted_per_s)} |")
+    lines += [
+        "",
+        f"Action mix, 2 pairs: {_mix_text(ap2.mix)}.  ",
+        f"Action mix, 6 pairs: {_mix_text(ap6.mix)}.  ",
+        "Stream check (the table accepts exactly the recorded actions and rejects exactly the "
+        "merged bot attempts, as in the simulation): "
+        + ("yes." if ap2.faithful and ap6.faithful else "**no** (streams diverged; the split "
+           "above is what the table did)."),
+        "",
+        "## 2. Whole simulated matches (`simulate_match`, simple bots, `keep_events=False`)",
+        "",
+        "| Pairs | Matches | Hands | Actions accepted | Attempts rejected | Best time (s) "
+        "| Hands/s | Matches/s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in (sim2, sim6):
+        lines.append(f"| {s.pairs} | {s.matches} | {_n(s.hands)} | {_n(s.actions)} "
+                     f"| {_n(s.rejected)} | {s.seconds:.3f} | {_n(s.hands_per_s)} "
+                     f"| {s.matches_per_s:,.1f} |")
+    lines += [
+        "",
+        "## 3. Memory of one mid-hand table",
+        "",
+        "| Pairs | tracemalloc, bytes/table (tables built) | Deep sys.getsizeof, bytes |",
+        "|---:|---:|---:|",
+    ]
+    for m in (mem2, mem6):
+        lines.append(f"| {m.pairs} | {_n(m.tracemalloc_bytes)} ({m.tables}) "
+                     f"| {_n(m.deep_bytes)} |")
+    top = sorted(mem2.parts.items(), key=lambda kv: -kv[1])[:6]
+    lines += [
+        "",
+        "Largest parts of the 2-pair deep size (bytes): "
+        + ", ".join(f"`{k}` {_n(v)}" for k, v in top) + ".",
+        "",
+        "The deep `sys.getsizeof` walk counts each object reachable from the table once and "
+        "excludes:",
+        "",
+    ]
+    lines += [f"- {x};" for x in DEEP_SIZE_EXCLUDES[:-1]] + [f"- {DEEP_SIZE_EXCLUDES[-1]}."]
+    lines += [
+        "",
+        "## 4. Replay (`kemps.record.replay`)",
+        "",
+        "| Pairs | Records | Actions replayed | Best time (s) | Actions/s |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for p in (rp2, rp6):
+        lines.append(f"| {p.pairs} | {p.matches} | {_n(p.actions)} | {p.seconds:.4f} "
+                     f"| {_n(p.per_s)} |")
+    lines += ["", "## Machine", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in machine_info().items()]
+    lines += [
+        "",
+        "## Command",
+        "",
+        "```",
+        COMMAND,
+        "```",
+        "",
+        "`kemps bench --quick` runs the same code with tiny sizes (used by the tests).",
+        "",
+        "## How measured",
+        "",
+        "One process, one core, no multiprocessing; wall-clock time from `time.perf_counter`; "
+        "each timing is repeated and the best (fastest) run is reported; the garbage collector "
+        "stays on. **Actions/s**: whole matches are first simulated with `simulate_match` on "
+        "the `pagat` preset (seeds 1, 2, ...), and each match's stream is rebuilt from its record "
+        "(deals, swaps, gestures, stalls, calls, signal agreements, in order) with every rejected "
+        "bot attempt (lost races for a card, a second stall proposal, ...) merged in at its "
+        "time. Each stream is then applied to a fresh `Table` (built untimed) and only the loop "
+        "calling `Table.apply` (with its `try/except Rejected`) is timed; timers due by an "
+        "action's time fire inside `apply`, as in a replay. Accepted and rejected applications "
+        "both count as actions; the split is in the table above. **Hands/s**: `simulate_match` "
+        "with `keep_events=False` and a `SimpleBot` in every seat, timed end to end (bots, "
+        "views, event routing and table included) over the same seeds in each repeat; hands are "
+        "`Table.hand_no` summed over matches (every deal, including hands that end in a real "
+        "deal). **Memory**: a table dealt a random pack and then given "
+        f"{SWAPS_PER_TABLE} one-card swaps; tracemalloc reports the traced bytes still held after "
+        "building N such tables, divided by N (deal actions prepared beforehand, temporaries "
+        "freed); the deep size walks the table's slots recursively with `sys.getsizeof`, with the "
+        "exclusions listed above. **Replay**: `kemps.record.replay` over the recorded matches "
+        "(accepted actions only), table construction and the final `advance` included.",
+        "",
+    ]
+    return "\n".join(lines)
