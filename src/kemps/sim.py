@@ -25,6 +25,7 @@ from kemps.table import Table
 from kemps.views import events_for, view_for
 
 HUDDLE_S: Final = 3.0  # seconds between hands for pairs to agree signals
+MIN_GAP_S: Final = 0.25  # a person's hands: one seat never acts twice within this many seconds
 DEFAULT_NAMES: Final = ("Alice", "Ben", "Cara", "Dev", "Eve", "Finn", "Gita", "Hal", "Ines",
                         "Jack", "Kim", "Lou")
 
@@ -87,6 +88,7 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
     queue: list[tuple[float, int, int, str, int, Action]] = []
     generation: dict[tuple[int, str], int] = {}
     seq = 0
+    last_act: dict[int, float] = {}
     all_events: list[Event] = []
     actions = rejected = 0
     pairs = rules.pairs
@@ -132,6 +134,12 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
             _, _, seat, channel, gen, action = heapq.heappop(queue)
             if generation.get((seat, channel)) != gen:
                 continue  # replaced by a newer plan
+            ready = last_act.get(seat, -MIN_GAP_S) + MIN_GAP_S
+            if now < ready:
+                seq += 1
+                heapq.heappush(queue, (ready, seq, seat, channel, gen, action))
+                continue
+            last_act[seat] = now
             try:
                 events = rec.apply(action, now)
                 actions += 1
