@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from kemps.cards import Card, parse_card
-from kemps.errors import Rejected
+from kemps.errors import CardError, Rejected
 
 CallKind = Literal["kemps", "stop", "double_kemps", "double_stop"]
 CALL_KINDS: Final = ("kemps", "stop", "double_kemps", "double_stop")
@@ -188,9 +188,8 @@ def action_from_dict(data: Any) -> Action:
                 raise Rejected("bad_action", f"Field {name!r} must be a list of cards.")
             try:
                 value = tuple(parse_card(v) for v in value)
-            except Exception as err:  # CardError carries the sentence
-                raise Rejected("bad_action", f"Field {name!r}: {getattr(err, 'message', err)}") \
-                    from None
+            except CardError as err:
+                raise Rejected("bad_action", f"Field {name!r}: {err.message}") from None
         elif name in _STR_TUPLE_FIELDS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise Rejected("bad_action", f"Field {name!r} must be a list of gesture names.")
@@ -200,9 +199,8 @@ def action_from_dict(data: Any) -> Action:
                 raise Rejected("bad_action", f"Field {name!r} must be a whole number.")
             if name == "seat" and cls in (Deal, RuleTableTalk) and value is not None:
                 raise Rejected("bad_action", f"A {kind} action is the table's, not a seat's.")
-        elif name in ("gesture", "text", "kind"):
-            if not isinstance(value, str):
-                raise Rejected("bad_action", f"Field {name!r} must be text.")
+        elif name in ("gesture", "text", "kind") and not isinstance(value, str):
+            raise Rejected("bad_action", f"Field {name!r} must be text.")
         kwargs[name] = value
     missing = [n for n, f in fields.items() if n not in kwargs
                and f.default is dataclasses.MISSING]

@@ -8,9 +8,31 @@ from __future__ import annotations
 
 from kemps.cards import cards_text
 from kemps.events import (
-    CallJudged, Called, CallVoid, Chatted, Discarded, Event, Gestured, Grabbed, HandDealt,
-    HandEnded, HoldExpired, MatchEnded, Objected, PlayOpened, Revealed, Scored, SignalsAgreed,
-    StallCancelled, StallProposed, StallResumed, StockReshuffled, Swapped, Swept, TableTalkRuled)
+    Called,
+    CallJudged,
+    CallVoid,
+    Chatted,
+    Discarded,
+    Event,
+    Gestured,
+    Grabbed,
+    HandDealt,
+    HandEnded,
+    HoldExpired,
+    MatchEnded,
+    Objected,
+    PlayOpened,
+    Revealed,
+    Scored,
+    SignalsAgreed,
+    StallCancelled,
+    StallProposed,
+    StallResumed,
+    StockReshuffled,
+    Swapped,
+    Swept,
+    TableTalkRuled,
+)
 from kemps.gestures import PALETTE
 from kemps.table import Table
 from kemps.views import event_for, letters_text

@@ -25,7 +25,15 @@ from typing import Any, Final
 from kemps.actions import Action, action_from_dict, action_to_dict
 from kemps.errors import KempsError, RecordError
 from kemps.events import (
-    CallJudged, Called, Event, HandDealt, HandEnded, MatchEnded, Scored, TableTalkRuled)
+    Called,
+    CallJudged,
+    Event,
+    HandDealt,
+    HandEnded,
+    MatchEnded,
+    Scored,
+    TableTalkRuled,
+)
 from kemps.rules import RuleSet
 from kemps.table import Table
 from kemps.views import letters_text

@@ -23,14 +23,48 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal
 
 from kemps.actions import (
-    Action, AgreeSignals, Call, Chat, Deal, Discard, Gesture, Go, Grab, Object, ProposeStall,
-    RuleTableTalk, Swap)
+    Action,
+    AgreeSignals,
+    Call,
+    Chat,
+    Deal,
+    Discard,
+    Gesture,
+    Go,
+    Grab,
+    Object,
+    ProposeStall,
+    RuleTableTalk,
+    Swap,
+)
 from kemps.cards import Card, four_of_a_kind, new_pack
 from kemps.errors import Rejected
 from kemps.events import (
-    CallJudged, Called, CallVoid, Chatted, Discarded, Event, Gestured, Grabbed, HandDealt,
-    HandEnded, HoldExpired, MatchEnded, Objected, PlayOpened, Revealed, Scored, SignalsAgreed,
-    StallCancelled, StallProposed, StallResumed, StockReshuffled, Swapped, Swept, TableTalkRuled)
+    Called,
+    CallJudged,
+    CallVoid,
+    Chatted,
+    Discarded,
+    Event,
+    Gestured,
+    Grabbed,
+    HandDealt,
+    HandEnded,
+    HoldExpired,
+    MatchEnded,
+    Objected,
+    PlayOpened,
+    Revealed,
+    Scored,
+    SignalsAgreed,
+    StallCancelled,
+    StallProposed,
+    StallResumed,
+    StockReshuffled,
+    Swapped,
+    Swept,
+    TableTalkRuled,
+)
 from kemps.gestures import MAX_SIGNALS, PALETTE
 from kemps.rules import RuleSet
 
@@ -154,8 +188,7 @@ class Table:
         kind = now.__class__
         if (kind is not float and kind is not int) or now != now:
             raise Rejected("bad_action", "The time of an action must be a number of seconds.")
-        if now < self._clock:
-            now = self._clock
+        now = max(now, self._clock)
         seat = action.seat
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.n):
             raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
@@ -272,8 +305,9 @@ class Table:
     def _snapshot(self) -> tuple[Any, ...]:
         return (self.phase, [h[:] for h in self.hands], self.middle[:], self.stock[:],
                 self.swept[:], self.scores[:], self.decided_hands, dict(self.revealed),
-                self.ranks, self._rng.getstate() if self._reshuffles else None, self._opens_at, self._stall_deadline,
-                self._stall_by, set(self._objectors), set(self._agreed), self._idle_from,
+                self.ranks, self._rng.getstate() if self._reshuffles else None, self._opens_at,
+                self._stall_deadline, self._stall_by, set(self._objectors), set(self._agreed),
+                self._idle_from,
                 {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self.hand_no, self.dealer)
 
     def _restore(self, s: tuple[Any, ...]) -> None:
@@ -649,7 +683,7 @@ class Table:
         events += self._reveal(now, checked, fours, right, ends)
         events.append(CallJudged(now, seat, kind, right, checked))
         events += self._score_call(now, seat, kind, on_pair, right)
-        if self.phase == "over":
+        if self.is_over():
             return events
         if ends:
             events += self._end_hand(now, "call", decided=True)
@@ -703,9 +737,9 @@ class Table:
                 hand = self.hands[s]
                 first = hand[0]
                 other = next(c for c in hand[1:] if c.rank != first.rank)
-                cards = (first, other)
-                self.revealed[s] = cards
-                events.append(Revealed(t, s, cards, False))
+                two: tuple[Card, ...] = (first, other)
+                self.revealed[s] = two
+                events.append(Revealed(t, s, two, False))
             return events
         for s in shown:
             cards = tuple(self.hands[s])
@@ -752,9 +786,8 @@ class Table:
             given = total - self.scores[p]
             self.scores[p] = total
             events.append(Scored(t, p, given, total, "letter" if letters else "point"))
-        if letters and any(s >= r.losing_letters for s in self.scores):
-            events += self._end_match(t)
-        elif not letters and r.target and any(s >= r.target for s in self.scores):
+        limit = r.losing_letters if letters else r.target
+        if limit and any(s >= limit for s in self.scores):
             events += self._end_match(t)
         return events
 
@@ -804,6 +837,10 @@ class Table:
         return [TableTalkRuled(now, pair)] + self._end_match(now, loser=pair)
 
     # == helpers for drivers and tests =============================================================
+    def is_over(self) -> bool:
+        """True once the match has ended."""
+        return self.phase == "over"
+
     def holding(self, seat: int) -> bool:
         """True while ``seat`` holds more than four cards (S4 grab-then-discard)."""
         return seat in self._holding

@@ -19,8 +19,22 @@ from kemps.bots.base import Plan
 from kemps.cards import Card
 from kemps.errors import Rejected
 from kemps.events import (
-    Called, Discarded, Event, Gestured, Grabbed, HandDealt, HandEnded, HoldExpired, PlayOpened,
-    Revealed, SignalsAgreed, StallCancelled, StallProposed, Swapped, Swept)
+    Called,
+    Discarded,
+    Event,
+    Gestured,
+    Grabbed,
+    HandDealt,
+    HandEnded,
+    HoldExpired,
+    PlayOpened,
+    Revealed,
+    SignalsAgreed,
+    StallCancelled,
+    StallProposed,
+    Swapped,
+    Swept,
+)
 from kemps.gestures import HEARD, SEEN
 from kemps.rules import RuleSet
 from kemps.views import SeatView
