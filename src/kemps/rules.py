@@ -214,9 +214,11 @@ class RuleSet:
                 raise bad(option, "must be a whole number.")
         if not 2 <= self.pairs <= 6:
             raise bad("pairs", f"a table seats 2 to 6 pairs, not {self.pairs}.")
-        if 52 * self.deck_count < 4 * self.players + 4:
+        if 52 * self.deck_count < 4 * self.players + 8:
+            # Four cards a player, four in the middle, and a stock for at least one fresh middle.
             raise bad("decks", f"{self.deck_count} deck(s) cannot deal four cards to "
-                      f"{self.players} players and four to the middle; use 'auto' or 2.")
+                      f"{self.players} players and four to the middle and leave a stock to "
+                      "refresh it; use 'auto' or 2.")
         if not isinstance(self.word, str) or not self.word.isalpha() or not (
                 2 <= len(self.word) <= 12):
             raise bad("word", "must be 2 to 12 letters, like KEMPS or KENT.")

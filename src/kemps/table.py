@@ -71,6 +71,7 @@ from kemps.rules import RuleSet
 Phase = Literal["huddle", "dealt", "play", "over"]
 MAX_CHAT: Final = 200
 MAX_NAME: Final = 40
+_PACKS: Final = {d: frozenset(new_pack(d)) for d in (1, 2)}
 
 
 class Table:
@@ -88,7 +89,7 @@ class Table:
         "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_stall_by", "_objectors", "_agreed",
-        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_reshuffles", "_pack")
+        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_reshuffles", "_pack", "_seed")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -129,9 +130,10 @@ class Table:
         self.version = 0
         self.ranks: tuple[int, ...] | None = None
         self._pack_size = 52 * rules.deck_count
-        self._pack = frozenset(new_pack(rules.deck_count))
+        self._pack = _PACKS[rules.deck_count]
         self._reshuffles = rules.stock_exhausted == "reshuffle_swept"
-        self._rng = random.Random(0)
+        self._rng: random.Random | None = None  # made at the first reshuffle of a hand
+        self._seed = 0
         self._opens_at: float | None = None
         self._stall_deadline: float | None = None
         self._stall_by = -1
@@ -305,7 +307,7 @@ class Table:
     def _snapshot(self) -> tuple[Any, ...]:
         return (self.phase, [h[:] for h in self.hands], self.middle[:], self.stock[:],
                 self.swept[:], self.scores[:], self.decided_hands, dict(self.revealed),
-                self.ranks, self._rng.getstate() if self._reshuffles else None, self._opens_at,
+                self.ranks, None if self._rng is None else self._rng.getstate(), self._opens_at,
                 self._stall_deadline, self._stall_by, set(self._objectors), set(self._agreed),
                 self._idle_from,
                 {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self.hand_no, self.dealer)
@@ -315,7 +317,9 @@ class Table:
          self.decided_hands, self.revealed, self.ranks, rng_state, self._opens_at,
          self._stall_deadline, self._stall_by, self._objectors, self._agreed, self._idle_from,
          self._holding, self.hand_no, self.dealer) = s
-        if rng_state is not None:
+        if rng_state is None:
+            self._rng = None
+        elif self._rng is not None:
             self._rng.setstate(rng_state)
 
     # == common checks =============================================================================
@@ -396,7 +400,8 @@ class Table:
         self.swept = []
         self.revealed = {}
         self.hand_no += 1
-        self._rng = random.Random(seed)
+        self._rng = None
+        self._seed = seed
         self._stall_deadline = None
         self._objectors = set()
         self._agreed = set()
@@ -586,6 +591,8 @@ class Table:
         if len(self.stock) < 4 and self.rules.stock_exhausted == "reshuffle_swept":
             fresh = self.swept
             self.swept = []
+            if self._rng is None:
+                self._rng = random.Random(self._seed)
             self._rng.shuffle(fresh)
             self.stock = fresh + self.stock  # the old remainder stays on top
             events.append(StockReshuffled(t, len(self.stock)))
@@ -733,7 +740,11 @@ class Table:
         elif ends:
             shown = checked
         else:
+            # Proof enough that the call was wrong: two different cards of each checked player
+            # who lacks four of a kind (after a wrong double call, a partner may hold four).
             for s in checked:
+                if s in fours:
+                    continue
                 hand = self.hands[s]
                 first = hand[0]
                 other = next(c for c in hand[1:] if c.rank != first.rank)

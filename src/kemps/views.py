@@ -134,7 +134,15 @@ def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
 
 
 def events_for(events: list[Event], seat: int | None, pairs: int) -> list[Event]:
-    """:func:`event_for` over a list, dropping the events not for ``seat``."""
+    """:func:`event_for` over a list, dropping the events not for ``seat``.
+
+    Returns ``events`` itself (not a copy) when nothing in it needs redacting.
+    """
+    for e in events:
+        if e.__class__ is HandDealt or e.__class__ is SignalsAgreed:
+            break
+    else:
+        return events
     out: list[Event] = []
     for e in events:
         seen = event_for(e, seat, pairs)

@@ -20,6 +20,7 @@ from kemps.cards import Card
 from kemps.errors import Rejected
 from kemps.events import (
     Called,
+    Chatted,
     Discarded,
     Event,
     Gestured,
@@ -123,9 +124,13 @@ class SimpleBot:
     def on_events(self, events: list[Event], now: float) -> list[Plan]:
         """Follow the table from public events (and our own deal) and decide what to do."""
         plans: list[Plan] = []
+        changed = False
         for e in events:
             plans += self._observe(e, now)
-        return plans + self._decide(now)
+            # Someone else's gesture or chat changes nothing this bot decides on but calls.
+            if not ((e.__class__ is Gestured or e.__class__ is Chatted) and e.seat != self.seat):
+                changed = True
+        return plans + self._decide(now) if changed else plans
 
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
         """A rejected move (usually ``card_gone``: someone was quicker): think again."""
