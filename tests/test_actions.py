@@ -5,8 +5,21 @@ from __future__ import annotations
 import pytest
 
 from kemps.actions import (
-    AgreeSignals, Call, Chat, Deal, Discard, Gesture, Go, Grab, Object, ProposeStall,
-    RuleTableTalk, Swap, action_from_dict, action_to_dict)
+    AgreeSignals,
+    Call,
+    Chat,
+    Deal,
+    Discard,
+    Gesture,
+    Go,
+    Grab,
+    Object,
+    ProposeStall,
+    RuleTableTalk,
+    Swap,
+    action_from_dict,
+    action_to_dict,
+)
 from kemps.cards import new_pack, parse_cards
 from kemps.errors import Rejected
 
@@ -47,3 +60,18 @@ def test_malformed_actions_are_refused(data: object, fragment: str) -> None:
         action_from_dict(data)
     assert err.value.code == "bad_action"
     assert fragment in err.value.message
+
+
+def test_every_rejection_code_in_the_engine_is_documented() -> None:
+    """The codes are a stable, listed set: each one raised anywhere in src/ is in REJECTION_CODES,
+    and every listed code is raised somewhere."""
+    import re
+    from pathlib import Path
+
+    from kemps.errors import REJECTION_CODES
+
+    src = Path(__file__).resolve().parent.parent / "src" / "kemps"
+    used = set()
+    for path in src.rglob("*.py"):
+        used |= set(re.findall(r'Rejected\(\s*"([a-z_]+)"', path.read_text()))
+    assert used == REJECTION_CODES

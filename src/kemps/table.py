@@ -526,7 +526,12 @@ class Table:
             self._holding[seat] = (held[0], rest)
         else:
             del self._holding[seat]
-        return [Discarded(now, seat, give, tuple(slots))]
+        events: list[Event] = [Discarded(now, seat, give, tuple(slots))]
+        self._idle_from = now  # a card moved: the idle clock restarts
+        if self._agreed:
+            self._agreed.clear()
+            events.append(StallCancelled(now))
+        return events
 
     def _return_held(self, seat: int, t: float) -> Event:
         _, grabbed = self._holding.pop(seat)
