@@ -22,7 +22,7 @@ from kemps.rules import PRESETS, RuleSet, find_preset, preset_names
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Kemps: the real-time partnership card game. Rules engine, simulator and "
                        "tools.")
-console = Console()
+console = Console(soft_wrap=True)  # log lines are never folded
 err_console = Console(stderr=True)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or alias "
@@ -89,11 +89,15 @@ def run(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
         seed: Annotated[int | None, typer.Option(help="Seed (default: a random one, printed).")
                         ] = None,
         set_: SetOpt = None,
-        reveal: Annotated[bool, typer.Option(help="Also show every dealt hand.")] = True,
+        reveal: Annotated[bool, typer.Option(
+            help="Tell everything (dealt hands, signal agreements), as the simulator knows it; "
+                 "--no-reveal tells only what a spectator may see.")] = True,
         out: Annotated[Path | None, typer.Option(help="Write the match record here.")] = None
         ) -> None:
     """Play one whole simulated match between simple bots and print it as a readable log."""
-    from kemps.sim import simulate_match
+    from kemps.narrate import pair_name
+    from kemps.sim import default_names, simulate_match
+    from kemps.table import Table
 
     try:
         rule_set = build_rules(rules, pairs, set_)
@@ -101,29 +105,29 @@ def run(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
         raise _fail(err) from None
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
+    names = default_names(rule_set.players)
+    narrator = Table(rule_set, names)  # names and rules for the narration; never played on
+    if rule_set.scoring == "letters":
+        goal = f"the pair that spells {'-'.join(rule_set.word[:rule_set.losing_letters])} loses"
+    else:
+        goal = f"the first pair to {rule_set.target} points wins"
     console.print(f"[bold]kemps[/bold] {__version__}: a simulated match, rules "
                   f"[cyan]{rule_set.name}[/cyan], {rule_set.pairs} pairs, seed {seed} "
-                  f"(replay with --seed {seed}).")
-    table_ref: list[Any] = []
+                  f"(the same match again: --seed {seed}).")
+    console.print("Pairs, partners opposite: " + "  vs  ".join(
+        pair_name(narrator, p) for p in range(rule_set.pairs)) + ".", highlight=False)
+    console.print(f"Calls \u201c{rule_set.call_word}\u201d and \u201c{rule_set.stop_word}"
+                  f"\u201d; {goal}.", highlight=False)
 
     def show(events: list[Any]) -> None:
         for e in events:
-            line = describe(table_ref[0], e, omniscient=reveal)
+            line = describe(narrator, e, omniscient=reveal)
             if line:
                 style = "bold" if type(e).__name__ in ("HandDealt", "MatchEnded") else None
                 console.print(f"{e.t:8.1f}s  {line}", style=style, highlight=False)
 
-    from kemps.table import Table
-
-    names = None
-    table_ref.append(Table(rule_set))  # names and rules for narration, replaced below
-    from kemps.sim import default_names
-
-    names = default_names(rule_set.players)
-    table_ref[0] = Table(rule_set, names)
     result = simulate_match(rule_set, seed, names, on_events=show)
-    summary = match_summary(result.table, result.events)
-    _print_standings(summary)
+    _print_standings(match_summary(result.table, result.events))
     if not result.finished:
         console.print("[yellow]The match did not finish within the simulated time limit.[/yellow]")
     if out is not None:
