@@ -24,9 +24,9 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 		exit 1; \
 	fi
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -r requirements.lock
-	$(BIN)/python -m pip install --no-deps -e .
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $@
 
 run: $(VENV)/.installed ## Set up .venv if needed, then play a full simulated match

@@ -40,6 +40,10 @@ def test_replay_reaches_the_same_final_table() -> None:
     (lambda d: d["actions"][1].pop("t"), "has no time"),
     (lambda d: d["actions"][1].update(type="warp"), "Action 1: Unknown action type"),
     (lambda d: d.update(end="later"), "'end'"),
+    (lambda d: d.update(end=0.0), "no earlier than the last action"),
+    (lambda d: d.update(version="1"), "must be the number 1"),
+    (lambda d: d["actions"][3].update(t=0.0), "times never decrease"),
+    (lambda d: d["actions"][3].update(t=float("nan")), "has no time"),
 ])
 def test_broken_records_are_refused(mutate: object, fragment: str) -> None:
     data = simulate_match(find_preset("pagat"), seed=3).record.to_dict()
@@ -63,11 +67,18 @@ def test_replay_refuses_an_illegal_match() -> None:
     assert "Action 0" in err.value.message and "hand_over" in err.value.message
 
 
-def test_bad_json_and_missing_file(tmp_path: Path) -> None:
+def test_bad_json_missing_file_binary_file_and_unwritable_path(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="Not valid JSON"):
         MatchRecord.from_json("{nope")
     with pytest.raises(RecordError, match="Cannot read"):
         MatchRecord.load(tmp_path / "missing.json")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{\x00}\xd0")
+    with pytest.raises(RecordError, match="not a text file"):
+        MatchRecord.load(binary)
+    record = simulate_match(find_preset("pagat"), seed=1).record
+    with pytest.raises(RecordError, match="Cannot write"):
+        record.save(tmp_path / "no" / "such" / "folder.json")
 
 
 def test_recorder_does_not_record_rejected_actions() -> None:

@@ -22,8 +22,15 @@ from kemps.rules import PRESETS, RuleSet, find_preset, preset_names
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Kemps: the real-time partnership card game. Rules engine, simulator and "
                        "tools.")
-console = Console(soft_wrap=True)  # log lines are never folded
-err_console = Console(stderr=True)
+def _console(stderr: bool = False) -> Console:
+    probe = Console(stderr=stderr)
+    # Piped output is not cut to 80 columns: tables get room and log lines are never folded.
+    width = None if probe.is_terminal else 160
+    return Console(stderr=stderr, soft_wrap=True, width=width)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or alias "
                                        "(see 'kemps presets').")]
@@ -111,9 +118,11 @@ def run(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
         goal = f"the pair that spells {'-'.join(rule_set.word[:rule_set.losing_letters])} loses"
     else:
         goal = f"the first pair to {rule_set.target} points wins"
+    again = ["kemps", "run", "--rules", rules, "--pairs", str(rule_set.pairs), "--seed", str(seed)]
+    again += [f"--set {item}" for item in set_ or []]
     console.print(f"[bold]kemps[/bold] {__version__}: a simulated match, rules "
-                  f"[cyan]{rule_set.name}[/cyan], {rule_set.pairs} pairs, seed {seed} "
-                  f"(the same match again: --seed {seed}).")
+                  f"[cyan]{rule_set.name}[/cyan], {rule_set.pairs} pairs, seed {seed}. The same "
+                  f"match again: {' '.join(again)}", highlight=False)
     console.print("Pairs, partners opposite: " + "  vs  ".join(
         pair_name(narrator, p) for p in range(rule_set.pairs)) + ".", highlight=False)
     console.print(f"Calls \u201c{rule_set.call_word}\u201d and \u201c{rule_set.stop_word}"
@@ -126,13 +135,27 @@ def run(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
                 style = "bold" if type(e).__name__ in ("HandDealt", "MatchEnded") else None
                 console.print(f"{e.t:8.1f}s  {line}", style=style, highlight=False)
 
+    if out is not None:
+        _check_writable(out)
     result = simulate_match(rule_set, seed, names, on_events=show)
     _print_standings(match_summary(result.table, result.events))
     if not result.finished:
         console.print("[yellow]The match did not finish within the simulated time limit.[/yellow]")
     if out is not None:
-        result.record.save(out)
+        try:
+            result.record.save(out)
+        except KempsError as err:
+            raise _fail(err) from None
         console.print(f"Record written to {out}.")
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a path we could not write a record to, before spending time on a match."""
+    from kemps.errors import RecordError
+
+    if path.is_dir() or not path.parent.is_dir():
+        raise _fail(RecordError("bad_record", f"Cannot write a record to {path}: "
+                                + ("it is a folder." if path.is_dir() else "no such folder.")))
 
 
 def _print_standings(summary: dict[str, Any]) -> None:
@@ -167,7 +190,13 @@ def simulate(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
     except KempsError as err:
         raise _fail(err) from None
     if records is not None:
-        records.mkdir(parents=True, exist_ok=True)
+        try:
+            records.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            from kemps.errors import RecordError
+
+            raise _fail(RecordError("bad_record", f"Cannot use {records} as the records "
+                                    f"folder: {err.strerror}.")) from None
     wins = [0.0] * rule_set.pairs
     hands = finished = total_actions = 0
     sim_time = 0.0
@@ -188,7 +217,10 @@ def simulate(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
                 for p in winners:
                     wins[p] += 1 / len(winners)
             if records is not None:
-                result.record.save(records / f"match-{seed + i}.json")
+                try:
+                    result.record.save(records / f"match-{seed + i}.json")
+                except KempsError as err:
+                    raise _fail(err) from None
             if as_json:
                 summary = match_summary(t, result.events)
                 summary["seed"] = seed + i
@@ -215,7 +247,10 @@ def simulate(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
 def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).")],
                as_json: Annotated[bool, typer.Option("--json", help="Print per-hand results and "
                                                      "the final standing as JSON.")] = False,
-               log: Annotated[bool, typer.Option(help="Print the whole match as a log.")] = False
+               log: Annotated[bool, typer.Option(help="Print the whole match as a log.")] = False,
+               reveal: Annotated[bool, typer.Option(
+                   help="With --log, also tell the dealt hands and signal agreements (the record "
+                        "holds them); by default the log tells what a spectator saw.")] = False,
                ) -> None:
     """Replay a match record exactly and print the outcome."""
     try:
@@ -229,7 +264,7 @@ def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).
         return
     if log:
         for e in result.events:
-            line = describe(result.table, e)
+            line = describe(result.table, e, omniscient=reveal)
             if line:
                 console.print(f"{e.t:8.1f}s  {line}", highlight=False)
     for h in summary["hands"]:

@@ -17,6 +17,7 @@ to ``end``, reproduces the same events.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,9 +82,10 @@ class MatchRecord:
         """
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise RecordError("bad_record", f"Not a kemps match record (format must be {FORMAT!r}).")
-        if data.get("version") != VERSION:
-            raise RecordError("bad_record", f"Record version {data.get('version')!r} is not "
-                              f"supported (this build reads version {VERSION}).")
+        version = data.get("version")
+        if version != VERSION or isinstance(version, bool):
+            raise RecordError("bad_record", f"'version' must be the number {VERSION}, not "
+                              f"{version!r}.")
         try:
             rules = RuleSet.from_dict(data.get("rules", {}))
         except KempsError as err:
@@ -100,15 +102,20 @@ class MatchRecord:
                 raise RecordError("bad_record", f"Action {i} is not an object.")
             item = dict(item)
             t = item.pop("t", None)
-            if isinstance(t, bool) or not isinstance(t, int | float):
+            if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
                 raise RecordError("bad_record", f"Action {i} has no time 't' in seconds.")
+            if actions and t < actions[-1][0]:
+                raise RecordError("bad_record", f"Action {i} at {t:g}s comes before the action "
+                                  f"ahead of it ({actions[-1][0]:g}s): times never decrease.")
             try:
                 actions.append((float(t), action_from_dict(item)))
             except KempsError as err:
                 raise RecordError("bad_record", f"Action {i}: {err.message}") from None
         end = data.get("end")
-        if end is not None and (isinstance(end, bool) or not isinstance(end, int | float)):
-            raise RecordError("bad_record", "'end' must be a time in seconds or null.")
+        if end is not None and (isinstance(end, bool) or not isinstance(end, int | float)
+                                or not math.isfinite(end) or (actions and end < actions[-1][0])):
+            raise RecordError("bad_record", "'end' must be null or a time in seconds no earlier "
+                              "than the last action.")
         first = data.get("first_dealer", 0)
         meta = data.get("meta") or {}
         return cls(rules, tuple(names), first if isinstance(first, int) else -1, actions,
@@ -131,11 +138,21 @@ class MatchRecord:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as err:
             raise RecordError("bad_record", f"Cannot read {path}: {err.strerror}.") from None
+        except UnicodeDecodeError:
+            raise RecordError("bad_record", f"{path} is not a text file (a record is UTF-8 "
+                              "JSON).") from None
         return cls.from_json(text)
 
     def save(self, path: str | Path) -> None:
-        """Write the record as JSON text."""
-        Path(path).write_text(self.to_json(), encoding="utf-8")
+        """Write the record as JSON text.
+
+        Raises:
+            RecordError: ``bad_record`` when the file cannot be written (with the reason).
+        """
+        try:
+            Path(path).write_text(self.to_json(), encoding="utf-8")
+        except OSError as err:
+            raise RecordError("bad_record", f"Cannot write {path}: {err.strerror}.") from None
 
 
 class Recorder:
