@@ -180,7 +180,7 @@ def test_worked_game_through_kemps_replay(tmp_path: Path) -> None:
 
 def test_shipped_example_record_is_the_worked_game() -> None:
     """docs/examples/seed000-worked-game.json is this match (users can ``kemps replay`` it)."""
-    rec, events, _ = play_worked_game()
+    _, events, _ = play_worked_game()
     shipped = MatchRecord.load(EXAMPLE)
     assert replay(shipped).events == events
 
