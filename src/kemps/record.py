@@ -113,9 +113,8 @@ class MatchRecord:
                 raise RecordError("bad_record", f"Action {i}: {err.message}") from None
         end = data.get("end")
         if end is not None and (isinstance(end, bool) or not isinstance(end, int | float)
-                                or not math.isfinite(end) or (actions and end < actions[-1][0])):
-            raise RecordError("bad_record", "'end' must be null or a time in seconds no earlier "
-                              "than the last action.")
+                                or not math.isfinite(end)):
+            raise RecordError("bad_record", "'end' must be null or a time in seconds.")
         first = data.get("first_dealer", 0)
         meta = data.get("meta") or {}
         return cls(rules, tuple(names), first if isinstance(first, int) else -1, actions,
@@ -168,11 +167,11 @@ class Recorder:
         """:meth:`Table.apply`, recording the action when accepted (raises ``Rejected`` else)."""
         events = self.table.apply(action, now)
         self.record.actions.append((now, action))
-        self.record.end = max(now, self.record.end or now)
         return events
 
     def advance(self, now: float) -> list[Event]:
-        """:meth:`Table.advance`, remembering ``now`` as the record's end time."""
+        """:meth:`Table.advance`, remembering ``now`` as the record's end time (only advancing
+        moves ``end``: replay advances to it, so it must not fire a timer the table did not)."""
         events = self.table.advance(now)
         self.record.end = max(now, self.record.end or now)
         return events

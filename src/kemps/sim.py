@@ -151,6 +151,5 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
         if table.phase == "huddle" and deal_at is None and any(
                 isinstance(e, HandEnded) for e in events):
             deal_at = now + HUDDLE_S
-    rec.record.end = now
     return SimResult(rec.record, table, all_events, table.phase == "over", now, actions,
                      rejected)

@@ -166,8 +166,13 @@ class Table:
         return (seat + 1) % self.n
 
     def holds_four(self, seat: int) -> bool:
-        """True when ``seat`` holds four of a kind right now."""
-        return four_of_a_kind(self.hands[seat])
+        """True when ``seat`` holds four of a kind right now: four cards of one rank among its
+        cards (a player holding five under S4's grab-then-discard may hold them among five)."""
+        hand = self.hands[seat]
+        if len(hand) == 4:
+            return four_of_a_kind(hand)
+        ranks = [c.rank for c in hand]
+        return any(ranks.count(r) >= 4 for r in set(ranks))
 
     # == driving ===================================================================================
     def apply(self, action: Action, now: float) -> list[Event]:
@@ -752,7 +757,7 @@ class Table:
                     continue
                 hand = self.hands[s]
                 first = hand[0]
-                other = next(c for c in hand[1:] if c.rank != first.rank)
+                other = next((c for c in hand[1:] if c.rank != first.rank), hand[1])
                 two: tuple[Card, ...] = (first, other)
                 self.revealed[s] = two
                 events.append(Revealed(t, s, two, False))
