@@ -99,6 +99,8 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
             key = (seat, plan.channel)
             gen = generation.get(key, 0) + 1
             generation[key] = gen
+            if plan.action is None:
+                continue  # a cancellation: the pending plan on this channel is now stale
             seq += 1
             heapq.heappush(queue, (now + plan.delay, seq, seat, plan.channel, gen, plan.action))
 

@@ -195,7 +195,8 @@ class Table:
         kind = now.__class__
         if (kind is not float and kind is not int) or now != now:
             raise Rejected("bad_action", "The time of an action must be a number of seconds.")
-        now = max(now, self._clock)
+        if now < self._clock:  # the table's clock never runs backwards
+            now = self._clock
         seat = action.seat
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.n):
             raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
@@ -591,12 +592,16 @@ class Table:
     def _sweep(self, t: float) -> list[Event]:
         """The dealer sweeps the middle and deals four fresh cards (S0, S1, S2 rules row 7); with an
         empty stock, a real deal (S1) or a reshuffle of the swept cards (S0)."""
-        events: list[Event] = [self._return_held(s, t) for s in sorted(self._holding)]
+        events: list[Event] = (
+            [self._return_held(s, t) for s in sorted(self._holding)] if self._holding else [])
         self._stall_deadline = None
-        self._objectors = set()
-        self._agreed = set()
+        if self._objectors:
+            self._objectors = set()
+        if self._agreed:
+            self._agreed = set()
         self._idle_from = t
-        swept = tuple(c for c in self.middle if c is not None)
+        middle = self.middle
+        swept = tuple(middle) if None not in middle else tuple(c for c in middle if c is not None)
         self.swept.extend(swept)
         if len(self.stock) < 4 and self.rules.stock_exhausted == "reshuffle_swept":
             fresh = self.swept

@@ -22,10 +22,11 @@ from kemps.views import SeatView
 @dataclass(frozen=True, slots=True)
 class Plan:
     """Try ``action`` ``delay`` seconds from now. ``channel`` groups plans so that a newer plan on
-    the same channel replaces an older one (``"cards"``, ``"call"``, ``"gesture"``, ``"table"``)."""
+    the same channel replaces an older one (``"cards"``, ``"call"``, ``"gesture"``, ``"table"``);
+    an ``action`` of None only cancels what is pending on the channel."""
 
     delay: float
-    action: Action
+    action: Action | None
     channel: str = "cards"
 
 

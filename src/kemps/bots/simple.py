@@ -173,6 +173,9 @@ class SimpleBot:
             self.stall_pending = e.deadline is not None
             if e.seat == self.seat:
                 self.planned_stall = False
+            elif self.planned_stall and self.stall_pending:
+                self.planned_stall = False  # someone said it first: no need to say it again
+                return [Plan(0.0, None, "table")]
             if e.seat == self.seat and e.deadline is None:
                 self.agreed_stall = True
         elif isinstance(e, StallCancelled):
