@@ -321,6 +321,28 @@ def bench(out: Annotated[Path, typer.Option(help="Where to write the figures.")]
     console.print(f"Written to {out}.")
 
 
+# Commands that live in their own modules register themselves here: each module named below, if it
+# exists, has ``register(app: typer.Typer) -> None``.
+COMMAND_MODULES = ("kemps.arena", "kemps.scorekeeper.cli", "kemps.tournament.cli",
+                   "kemps.server.cli")
+
+
+def _register_command_modules() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name is not None and name.startswith(err.name):
+                continue  # that part of kemps is not built yet
+            raise
+        module.register(app)
+
+
+_register_command_modules()
+
+
 def main() -> None:
     """Console-script entry point."""
     app()
