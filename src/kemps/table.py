@@ -601,7 +601,9 @@ class Table:
             self._agreed = set()
         self._idle_from = t
         middle = self.middle
-        swept = tuple(middle) if None not in middle else tuple(c for c in middle if c is not None)
+        swept: tuple[Card, ...] = (
+            tuple(middle) if None not in middle  # type: ignore[arg-type]  # no None: all cards
+            else tuple(c for c in middle if c is not None))
         self.swept.extend(swept)
         if len(self.stock) < 4 and self.rules.stock_exhausted == "reshuffle_swept":
             fresh = self.swept
