@@ -58,3 +58,10 @@ REJECTION_CODES: frozenset[str] = frozenset({
 
 class RecordError(KempsError, ValueError):
     """A match record that cannot be read or replayed (code ``bad_record``)."""
+
+
+class ScoreError(KempsError, ValueError):
+    """A scoresheet, scorekeeper hand or tournament step that breaks the rules; nothing changed.
+
+    Codes are listed in docs/scoresheet.md and docs/tournament.md; messages name the hand or match.
+    """

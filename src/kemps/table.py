@@ -67,6 +67,16 @@ from kemps.events import (
 )
 from kemps.gestures import MAX_SIGNALS, PALETTE
 from kemps.rules import RuleSet
+from kemps.scoring import (
+    Award,
+    add_award,
+    call_award,
+    call_target,
+    ends_hand,
+    hands_limit_reached,
+    rank_pairs,
+    score_limit_reached,
+)
 
 Phase = Literal["huddle", "dealt", "play", "over"]
 MAX_CHAT: Final = 200
@@ -670,28 +680,15 @@ class Table:
         r = self.rules
         if self.phase not in ("dealt", "play"):
             raise Rejected("hand_over", "The hand is already over.")
-        if kind in ("double_kemps", "double_stop") and not r.double_calls:
-            raise Rejected("calls_disabled", "Double calls are not played at this table.")
-        for name, value in (("on_seat", action.on_seat), ("on_pair", action.on_pair)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-                raise Rejected("bad_action", f"{name} must be a whole number.")
-        own_pair = self.pair_of(seat)
-        partner = self.partner_of(seat)
+        # Whom the call is on, and whether it is allowed: the shared rules (kemps.scoring).
+        on_seat, on_pair = call_target(r, seat, kind, action.on_seat, action.on_pair)
+        checked: tuple[int, ...]
         if kind in ("kemps", "double_kemps"):
-            # S0: "You never call Kemps for your own hand"; only the partner's hand is called.
-            if ((action.on_seat is not None and action.on_seat != partner)
-                    or (action.on_pair is not None and action.on_pair != own_pair)):
-                raise Rejected("not_your_partner", f"You call {r.call_word} only on your "
-                               "partner.")
-            on_seat: int | None = partner
-            on_pair = own_pair
+            partner = self.partner_of(seat)  # call_target returned it as on_seat
             checked = (partner,) if kind == "kemps" else (partner, seat)
-        elif kind in ("stop", "double_stop"):
-            on_seat, on_pair = self._stop_target(seat, kind, action)
-            checked = (on_seat,) if on_seat is not None else self.seats_of(on_pair)
         else:
-            raise Rejected("bad_action", f"Unknown call {kind!r}.")
-        called = Called(now, seat, kind, on_seat if kind != "double_kemps" else partner, on_pair)
+            checked = (on_seat,) if on_seat is not None else self.seats_of(on_pair)
+        called = Called(now, seat, kind, on_seat, on_pair)
         if r.immune_while_holding:
             for s in checked:
                 if s in self._holding:
@@ -703,7 +700,7 @@ class Table:
         else:
             right = bool(fours)
         events: list[Event] = [called]
-        ends = right or r.wrong_call_ends_round
+        ends = ends_hand(r, right)
         events += self._reveal(now, checked, fours, right, ends)
         events.append(CallJudged(now, seat, kind, right, checked))
         events += self._score_call(now, seat, kind, on_pair, right)
@@ -712,36 +709,6 @@ class Table:
         if ends:
             events += self._end_hand(now, "call", decided=True)
         return events
-
-    def _stop_target(self, seat: int, kind: str, action: Call) -> tuple[int | None, int]:
-        r = self.rules
-        own = self.pair_of(seat)
-        on_seat, on_pair = action.on_seat, action.on_pair
-        if on_seat is not None and not 0 <= on_seat < self.n:
-            raise Rejected("no_such_seat", f"There is no seat {on_seat} at this table.")
-        if on_pair is not None and not 0 <= on_pair < self.pairs:
-            raise Rejected("bad_action", f"There is no pair {on_pair} at this table.")
-        by_player = r.stop_target == "player" and kind == "stop"
-        if by_player:
-            if on_seat is None:
-                raise Rejected("need_target", f"Name the player you call {r.stop_word} on.")
-            if on_pair is not None and on_pair != self.pair_of(on_seat):
-                raise Rejected("bad_action", "That player is not in that pair.")
-            on_pair = self.pair_of(on_seat)
-        else:
-            if on_pair is None and on_seat is not None:
-                on_pair = self.pair_of(on_seat)
-            if on_pair is None:
-                if self.pairs != 2:
-                    raise Rejected("need_target", f"Name the pair you call {r.stop_word} on.")
-                on_pair = 1 - own
-            on_seat = None
-        if on_pair == own:
-            raise Rejected("own_pair", f"You cannot call {r.stop_word} on your own pair.")
-        if r.stop_scope == "opposite" and on_pair != self.pair_of(self.left_of(seat)):
-            raise Rejected("not_opposite", f"At this table you call {r.stop_word} only on the "
-                           "pair of the player to your left.")
-        return on_seat, on_pair
 
     def _reveal(self, t: float, checked: tuple[int, ...], fours: tuple[int, ...], right: bool,
                 ends: bool) -> list[Event]:
@@ -777,45 +744,20 @@ class Table:
 
     def _score_call(self, t: float, seat: int, kind: str, on_pair: int, right: bool
                     ) -> list[Event]:
-        """Letters (S0 table, S1, S2 rows "Calling Kemps and Stop Kemps") or points (S0 "Points
-        instead of letters", S4); RULES-NOTES "Points with three or more pairs"."""
-        r = self.rules
-        own = self.pair_of(seat)
-        double = kind in ("double_kemps", "double_stop")
-        amount = (r.double_right if right else r.double_wrong) if double else 1
-        is_kemps = kind in ("kemps", "double_kemps")
-        others = [p for p in range(self.pairs) if p != own]
-        if r.scoring == "letters":
-            if not right:
-                losers = [own]
-            elif not is_kemps:
-                losers = [on_pair]
-            elif r.right_kemps_letters == "one_pair":
-                losers = [self.pair_of(self.left_of(seat))]
-            else:
-                losers = others
-            return self._give(t, losers, amount)
-        if right:
-            winners = [own]
-        elif is_kemps:
-            winners = others
-        else:
-            winners = [on_pair]
-        return self._give(t, winners, amount)
+        """Score a judged call by the shared rules (:func:`kemps.scoring.call_award`). In the open
+        one-pair case an online table gives the letter to the pair of the player on the caller's
+        left (RULES-NOTES "Cases the seeds leave open")."""
+        award = call_award(self.rules, self.pair_of(seat), kind, on_pair, right,
+                           letters_to=self.pair_of(self.left_of(seat)))
+        return self._give(t, award)
 
-    def _give(self, t: float, pairs: list[int], amount: int) -> list[Event]:
+    def _give(self, t: float, award: Award) -> list[Event]:
         r = self.rules
-        letters = r.scoring == "letters"
-        events: list[Event] = []
-        for p in pairs:
-            total = self.scores[p] + amount
-            if letters:
-                total = min(total, r.losing_letters)
-            given = total - self.scores[p]
-            self.scores[p] = total
-            events.append(Scored(t, p, given, total, "letter" if letters else "point"))
-        limit = r.losing_letters if letters else r.target
-        if limit and any(s >= limit for s in self.scores):
+        unit: Literal["letter", "point"] = "letter" if r.scoring == "letters" else "point"
+        scores, given = add_award(r, self.scores, award)
+        self.scores = list(scores)
+        events: list[Event] = [Scored(t, p, amount, scores[p], unit) for p, amount in given]
+        if score_limit_reached(r, scores):
             events += self._end_match(t)
         return events
 
@@ -835,8 +777,7 @@ class Table:
             self.decided_hands += 1
         if self.rules.dealer == "rotate_left":
             self.dealer = self.left_of(self.dealer)
-        if (self.phase != "over" and self.rules.hands
-                and self.decided_hands >= self.rules.hands):
+        if self.phase != "over" and hands_limit_reached(self.rules, self.decided_hands):
             events += self._end_match(t)
         return events
 
@@ -849,9 +790,7 @@ class Table:
             events.append(HandEnded(t, self.hand_no, "table_talk" if loser is not None
                                     else "call", True))
         self.phase = "over"
-        sign = 1 if self.rules.scoring == "letters" else -1
-        keys = [(p == loser, sign * s) for p, s in enumerate(self.scores)]
-        ranks = tuple(1 + sum(1 for k in keys if k < mine) for mine in keys)
+        ranks = rank_pairs(self.rules, self.scores, loser)
         self.ranks = ranks
         events.append(MatchEnded(t, ranks, tuple(self.scores)))
         return events
