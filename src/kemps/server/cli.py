@@ -1,0 +1,32 @@
+"""``kemps serve``: run the table server (uvicorn) on its embedded defaults."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` to the ``kemps`` command."""
+
+    @app.command()
+    def serve(host: Annotated[str | None, typer.Option(help="Address to listen on "
+                                                       "(default 127.0.0.1, or KEMPS_HOST).")] = None,
+              port: Annotated[int | None, typer.Option(help="Port (default 8000, or KEMPS_PORT).")
+                              ] = None,
+              database_url: Annotated[str | None, typer.Option(
+                  "--database-url", help="SQLAlchemy URL (default sqlite+aiosqlite:///kemps.sqlite"
+                  ", or KEMPS_DATABASE_URL), e.g. postgresql+asyncpg://user@host/db.")] = None,
+              ) -> None:
+        """Run the online table server: the page, the lobby API and the WebSocket tables."""
+        import uvicorn
+
+        from kemps.server.app import create_app
+        from kemps.server.settings import Settings
+
+        settings = Settings.from_env(host=host, port=port, database_url=database_url)
+        typer.echo(f"kemps server on http://{settings.host}:{settings.port}/  (database: "
+                   f"{settings.database_url}; stop with Ctrl+C)")
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                    log_level="warning", ws="websockets-sansio")
