@@ -1,0 +1,137 @@
+"""Bot levels: what separates a casual player from a sharp one, as data.
+
+Every level is a :class:`Level`: reaction times (seconds), attention (the chance to notice a
+gesture), how the bot reads the other pairs (inference), how it collects, how it hides its own
+signal, and when it changes it. :func:`make_bot` builds a bot of a named level for one seat;
+:func:`bot_factory` gives the factory that :func:`kemps.sim.simulate_match` takes.
+
+Levels, weakest first: ``simple`` (the engine's plain :class:`~kemps.bots.simple.SimpleBot`),
+``casual``, ``club``, ``sharp``. Every reaction time is at least 0.3 s, and the simulator keeps a
+seat to one action every 0.25 s, so no bot acts faster than a person could.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from kemps.bots.base import Bot
+from kemps.bots.simple import SimpleBot
+from kemps.errors import KempsError
+from kemps.rules import RuleSet
+
+Inference = Literal["naive", "bayes", "full"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One playing strength. Times are seconds; chances are 0..1.
+
+    Attributes:
+        name: the level's name (``casual``, ``club``, ``sharp``).
+        reaction_s: (low, high) of a uniform human reaction time; every move waits one.
+        attention_partner: chance to notice the partner's gesture when it is made.
+        attention_opponents: chance to notice an opponent's gesture.
+        inference: ``naive`` (the last gesture before a revealed four of a kind is the signal,
+            for two hands), ``bayes`` (a belief per opponent and gesture from public evidence:
+            identified signals, how often the pair keeps a signal, gestures that drew no call),
+            ``full`` (``bayes`` plus the moment: card counting from public swaps and sweeps, and
+            a player who has just taken a card of the rank it collects).
+        stop_threshold: the belief that a gesture is a real signal above which Stop Kemps is
+            called (a wrong one costs a letter; one not made usually costs one too, once the
+            signaller's partner calls, so anything above 1/3 is worth it in expectation).
+        counting: knows a rank is dead for everybody once a card of it was swept (one deck),
+            and chooses the rank to collect from hand and middle together.
+        helps_partner: throws the partner's rank into the middle, and never the rank an
+            opponent collects when another card will do.
+        noise_every_s: mean seconds between idle gestures (exponential), its personal habit.
+        change_after_kemps: chance to agree a new signal after the pair's own right Kemps
+            (the other side could time the signal); after a right Stop Kemps against the pair
+            the signal is always changed.
+        change_anyway: chance to change the signal between hands for no reason.
+        fakes: may give a burnt old signal with three of a kind (only where the rules allow
+            fake signals); the partner knows the old signal is no longer the pair's.
+        decoy_swaps: chance, when the middle holds nothing wanted, to swap a useless card for
+            another anyway, so that stopping swapping tells the table less.
+        stall_factor: reaction times to wait before saying the middle has stalled.
+    """
+
+    name: str
+    reaction_s: tuple[float, float]
+    attention_partner: float
+    attention_opponents: float
+    inference: Inference
+    stop_threshold: float
+    counting: bool
+    helps_partner: bool
+    noise_every_s: float
+    change_after_kemps: float
+    change_anyway: float
+    fakes: bool
+    decoy_swaps: float
+    stall_factor: float
+
+
+CASUAL: Final = Level(
+    name="casual", reaction_s=(0.45, 1.25), attention_partner=0.9, attention_opponents=0.6,
+    inference="naive", stop_threshold=0.7, counting=False, helps_partner=False,
+    noise_every_s=12.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
+    decoy_swaps=0.0, stall_factor=3.5)
+CLUB: Final = Level(
+    name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
+    inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
+    noise_every_s=9.0, change_after_kemps=0.6, change_anyway=0.15, fakes=False,
+    decoy_swaps=0.0, stall_factor=2.5)
+SHARP: Final = Level(
+    name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
+    inference="full", stop_threshold=0.45, counting=True, helps_partner=True,
+    noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
+    decoy_swaps=0.25, stall_factor=2.0)
+
+LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
+LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
+
+BotFactory = Callable[[int, RuleSet, random.Random], Bot]
+
+
+def find_level(name: str) -> str:
+    """The canonical level name for ``name`` (case and spaces ignored).
+
+    Raises:
+        KempsError: ``unknown_level`` naming the known levels.
+    """
+    key = str(name).strip().lower()
+    if key not in LEVEL_NAMES:
+        raise KempsError("unknown_level", f"No bot level is called {name!r}; known: "
+                         f"{', '.join(LEVEL_NAMES)}.")
+    return key
+
+
+def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random) -> Bot:
+    """A bot of ``level`` for ``seat``; ``rng`` is its own generator (all its randomness).
+
+    Raises:
+        KempsError: ``unknown_level`` for a level that does not exist.
+    """
+    from kemps.bots.player import KempsBot
+
+    key = find_level(level)
+    if key == "simple":
+        return SimpleBot(seat, rules, rng)
+    return KempsBot(seat, rules, rng, LEVELS[key])
+
+
+def bot_factory(level: str) -> BotFactory:
+    """A factory ``(seat, rules, rng) -> Bot`` of ``level``, for :func:`kemps.sim.simulate_match`.
+
+    Raises:
+        KempsError: ``unknown_level`` for a level that does not exist.
+    """
+    key = find_level(level)
+
+    def factory(seat: int, rules: RuleSet, rng: random.Random) -> Bot:
+        return make_bot(key, seat, rules, rng)
+
+    return factory

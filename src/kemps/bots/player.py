@@ -1,0 +1,547 @@
+"""KempsBot: a bot that plays every part of Kemps the way people do, at a chosen :class:`Level`.
+
+It sees only what its seat sees (the view and the redacted events the driver hands it) and answers
+with :class:`~kemps.bots.base.Plan`s, so the same code runs on the simulated clock and on a live
+table. What it does, from S0 ("What to collect", "Watching your partner", "Calling Stop Kemps",
+"False signals", "Choosing a signal") and the S1 hints:
+
+* Collecting: picks a rank early (the most held; at ``counting`` levels the most reachable with the
+  middle, never a rank that is dead because a card of it was swept), takes matching cards, switches
+  when the rank has not shown after two sweeps, throws what nobody collects (never an opponent's
+  rank if another card will do; the partner's rank first at ``helps_partner`` levels), says the
+  middle has stalled when it holds nothing wanted and objects when a stall would sweep a card it
+  wants.
+* Signalling: with four of a kind, gives the pair's agreed signal after a reaction time and again
+  if the partner has not called; idle gestures from a personal habit go on at the same rate all
+  hand (never the pair's signal), so the signal hides among them. A level that ``fakes`` gives a
+  burnt old signal with three of a kind where ``fake_signals`` is allowed: the partner knows the old
+  signal is no longer the pair's (both saw the new agreement in the huddle), so it never calls on it.
+* Huddle: the pair's first seat agrees a new signal when the old one was probably read (a right Stop
+  Kemps against the pair, or the pair's own right Kemps that let others time it).
+* Watching: calls Kemps on the partner's signal (if it notices: ``attention_partner``) after a
+  reaction time; for opponents' gestures it asks its :class:`~kemps.bots.watch.Watcher` how likely a
+  real signal is and calls Stop Kemps above ``stop_threshold``.
+
+Randomness: all of it comes from the ``rng`` the bot is given (the simulator seeds it from the
+match seed), so a match replays exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final
+
+from kemps.actions import Action, AgreeSignals, Call, Go, Object, ProposeStall, Swap
+from kemps.actions import Gesture as GestureAction
+from kemps.bots.base import Plan
+from kemps.bots.levels import Level
+from kemps.bots.watch import Watcher
+from kemps.cards import Card
+from kemps.errors import Rejected
+from kemps.events import (
+    Called,
+    CallJudged,
+    Discarded,
+    Event,
+    Gestured,
+    Grabbed,
+    HandDealt,
+    HandEnded,
+    HoldExpired,
+    MatchEnded,
+    Objected,
+    PlayOpened,
+    Revealed,
+    SignalsAgreed,
+    StallCancelled,
+    StallProposed,
+    StallResumed,
+    Swapped,
+    Swept,
+)
+from kemps.gestures import HEARD, SEEN
+from kemps.rules import RuleSet
+from kemps.views import SeatView
+
+RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
+
+
+class KempsBot:
+    """One seat's bot at ``level``. ``rng`` is its own generator; times are table seconds.
+
+    Implements the :class:`~kemps.bots.base.Bot` protocol.
+    """
+
+    def __init__(self, seat: int, rules: RuleSet, rng: random.Random, level: Level) -> None:
+        self.seat = seat
+        self.rules = rules
+        self.level = level
+        self.rng = rng
+        self.n = rules.players
+        self.pairs = rules.pairs
+        self.pair = seat % self.pairs
+        self.partner = (seat + self.pairs) % self.n
+        self.leader = seat < self.pairs
+        self.palette: tuple[str, ...] = SEEN + (HEARD if rules.heard_signals else ())
+        # A personal habit: a handful of favourite idle gestures, the rest rare.
+        favourites = set(rng.sample(self.palette, 4))
+        self.habit = [4.0 if g in favourites else 0.5 for g in self.palette]
+        self.watch = Watcher(seat, rules, level)
+        self.hand: list[Card] = []
+        self.middle: list[Card | None] = [None] * 4
+        self.phase = "huddle"
+        self.dealer = 0
+        self.hand_no = 0
+        self.scores: list[int] = [0] * self.pairs
+        self.signals: tuple[str, ...] = ()
+        self.burnt: set[str] = set()  # our pair's old signals the others have probably read
+        self.decoys_used: dict[str, int] = {}
+        self.change_signal = False
+        self.agreed_for = -1
+        self._reset_hand()
+
+    def _reset_hand(self) -> None:
+        self.target: str | None = None
+        self.sweeps_without = 0
+        self.signalled_at: float | None = None
+        self.faked = False
+        self.stall_pending = False
+        self.agreed_stall = False
+        self.objected = False
+        self.planned_swap: Swap | None = None
+        self.planned_stall = False
+        self.planned_noise = False
+        self.planned_call: str | None = None
+        self.planned_object = False
+        self.last_call: Called | None = None
+        self.shown_four: list[int] = []
+
+    # -- small helpers -------------------------------------------------------------------------
+    def _react(self, scale: float = 1.0) -> float:
+        lo, hi = self.level.reaction_s
+        return scale * self.rng.uniform(lo, hi)
+
+    def _counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for c in self.hand:
+            counts[c.rank] = counts.get(c.rank, 0) + 1
+        return counts
+
+    def _four(self) -> bool:
+        h = self.hand
+        return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
+
+    def _in_play(self) -> bool:
+        return self.phase == "play" or self.phase == "dealt"
+
+    # -- the Bot protocol ----------------------------------------------------------------------
+    def on_view(self, view: SeatView, now: float) -> list[Plan]:
+        """Resynchronise from the seat's whole view (start of a match, or a reconnect)."""
+        if view.hand_no != self.hand_no:
+            self._reset_hand()
+            self.watch.new_hand(view.hand_no)
+        self.hand = list(view.hand)
+        self.middle = list(view.middle)
+        self.phase = view.phase
+        self.dealer = view.dealer
+        self.hand_no = view.hand_no
+        self.scores = list(view.scores)
+        self.signals = view.signals
+        return self._decide(now)
+
+    def on_events(self, events: list[Event], now: float) -> list[Plan]:
+        """Follow the table from the events this seat may see, then decide."""
+        plans: list[Plan] = []
+        changed = False
+        for e in events:
+            plans += self._observe(e, now)
+            if not (isinstance(e, Gestured) and e.seat != self.seat):
+                changed = True
+        return plans + self._decide(now) if changed else plans
+
+    def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
+        """A planned action was refused (someone was quicker, the hand ended): think again."""
+        if isinstance(action, Swap):
+            self.planned_swap = None
+        elif isinstance(action, ProposeStall):
+            self.planned_stall = False
+            if error.code in ("stall_pending", "objection_pending"):
+                self.stall_pending = True
+        elif isinstance(action, GestureAction):
+            self.planned_noise = False
+        elif isinstance(action, Call):
+            self.planned_call = None
+        elif isinstance(action, Object):
+            self.planned_object = False
+        return self._decide(now)
+
+    # -- following the table -------------------------------------------------------------------
+    def _observe(self, e: Event, now: float) -> list[Plan]:
+        w = self.watch
+        if isinstance(e, Swapped):
+            for card, slot in zip(e.gave, e.slots):
+                self.middle[slot] = card
+            if e.seat == self.seat:
+                self.planned_swap = None
+                self.objected = False
+                for took, gave in zip(e.took, e.gave):
+                    self.hand[self.hand.index(gave)] = took
+            w.swapped(e.seat, e.took, e.gave, e.t)
+        elif isinstance(e, Gestured):
+            w.gestured(e.seat, e.gesture, e.t)
+            if e.seat == self.seat:
+                if e.gesture in self.signals:
+                    # Our own signal: give it again if the partner has not called by then.
+                    if self._four() and self._in_play():
+                        delay = self.rng.uniform(*RESIGNAL_S)
+                        return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
+                    return []
+                self.planned_noise = False
+                return []
+            return self._on_gesture(e, now)
+        elif isinstance(e, Swept):
+            self.middle = list(e.middle)
+            w.swept_away(e.swept)
+            self.stall_pending = self.agreed_stall = self.objected = False
+            self.planned_stall = self.planned_object = False
+            if self.target is not None and not any(
+                    c is not None and c.rank == self.target for c in self.middle):
+                self.sweeps_without += 1
+        elif isinstance(e, StallProposed):
+            if e.deadline is None:  # all_agree: count ours
+                if e.seat == self.seat:
+                    self.agreed_stall = True
+                    self.planned_stall = False
+            else:
+                self.stall_pending = True
+                if e.seat == self.seat:
+                    self.planned_stall = False
+                elif self.planned_stall:
+                    self.planned_stall = False
+                    return [Plan(0.0, None, "table")]
+        elif isinstance(e, Objected):
+            if e.seat == self.seat:
+                self.objected = True
+                self.planned_object = False
+        elif isinstance(e, StallResumed):
+            self.stall_pending = True
+        elif isinstance(e, StallCancelled):
+            self.agreed_stall = False
+        elif isinstance(e, Grabbed):
+            for slot in e.slots:
+                self.middle[slot] = None
+            if e.seat == self.seat:
+                self.hand.extend(e.took)
+            w.swapped(e.seat, e.took, (), e.t)
+        elif isinstance(e, Discarded):
+            for card, slot in zip(e.gave, e.slots):
+                self.middle[slot] = card
+            if e.seat == self.seat:
+                for c in e.gave:
+                    self.hand.remove(c)
+            w.swapped(e.seat, (), e.gave, e.t)
+        elif isinstance(e, HoldExpired):
+            for card, slot in zip(e.returned, e.slots):
+                self.middle[slot] = card
+            if e.seat == self.seat:
+                for c in e.returned:
+                    self.hand.remove(c)
+            w.returned(e.seat, e.returned)
+        elif isinstance(e, PlayOpened):
+            self.middle = list(e.middle)
+            self.phase = "play"
+        elif isinstance(e, HandDealt):
+            self._reset_hand()
+            self.hand = list(e.hands[self.seat])
+            self.middle = list(e.middle)
+            self.phase = "dealt"
+            self.dealer = e.dealer
+            self.hand_no = e.hand_no
+            w.new_hand(e.hand_no)
+        elif isinstance(e, Called):
+            self.last_call = e
+            self.shown_four = []
+        elif isinstance(e, Revealed):
+            if e.full and len(e.cards) >= 4 and len({c.rank for c in e.cards}) == 1:
+                self.shown_four.append(e.seat)
+        elif isinstance(e, CallJudged):
+            self._judged(e)
+        elif isinstance(e, SignalsAgreed):
+            self.signals = e.signals
+            self.change_signal = False
+        elif isinstance(e, HandEnded):
+            self.phase = "huddle"
+            self.planned_call = None
+            self.planned_swap = None
+            self.planned_noise = False
+            return [Plan(0.0, None, "cards"), Plan(0.0, None, "gesture"),
+                    Plan(0.0, None, "call"), Plan(0.0, None, "signal")]
+        elif isinstance(e, MatchEnded):
+            self.phase = "over"
+        return []
+
+    def _judged(self, e: CallJudged) -> None:
+        call = self.last_call
+        if call is None:
+            return
+        self.watch.judged(call.t, e.kind, e.right, call.on_pair, self.shown_four, e.checked)
+        if e.right and any(s % self.pairs == self.pair for s in self.shown_four):
+            # Our signal was shown to the table just before the call: probably read now.
+            self.burnt.update(self.signals)
+            if e.kind in ("stop", "double_stop") or self.rng.random() < \
+                    self.level.change_after_kemps:
+                self.change_signal = True
+
+    def _on_gesture(self, e: Gestured, now: float) -> list[Plan]:
+        if not self._in_play():
+            return []
+        lv = self.level
+        if e.seat == self.partner:
+            if e.gesture in self.signals and self.planned_call != "kemps":
+                attention = lv.attention_partner
+                if self.rng.random() < attention:
+                    self.planned_call = "kemps"
+                    return [Plan(self._react(), Call(self.seat, "kemps"), "call")]
+            return []
+        if e.seat % self.pairs == self.pair or self.planned_call is not None:
+            return []
+        if self.rng.random() >= lv.attention_opponents:
+            return []
+        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
+        if belief < lv.stop_threshold:
+            return []
+        call = self._stop_call(e.seat)
+        if call is None:
+            return []
+        self.planned_call = "stop"
+        return [Plan(self._react(), call, "call")]
+
+    def _stop_call(self, signaller: int) -> Call | None:
+        r = self.rules
+        pair = signaller % self.pairs
+        if r.stop_scope == "opposite" and pair != ((self.seat + 1) % self.n) % self.pairs:
+            return None
+        if r.stop_target == "player":
+            return Call(self.seat, "stop", on_seat=signaller)
+        return Call(self.seat, "stop", on_pair=pair)
+
+    # -- deciding --------------------------------------------------------------------------------
+    def _decide(self, now: float) -> list[Plan]:
+        phase = self.phase
+        if phase == "huddle":
+            return self._huddle()
+        if phase == "dealt":
+            plans: list[Plan] = []
+            if self.rules.start == "on_go" and self.seat == self.dealer:
+                plans.append(Plan(self._react(1.5), Go(self.seat), "table"))
+            if self._four() and self.signalled_at is None:
+                plans += self._signal(now)
+            return plans
+        if phase != "play" or not self.hand:
+            return []
+        plans = []
+        if self._four():
+            if self.signals and self.signalled_at is None:
+                plans += self._signal(now)
+            if not self.planned_noise:
+                plans += self._noise()
+            if not self.planned_stall:
+                plans += self._stall()
+            return plans
+        swap = self._best_swap()
+        if swap is not None:
+            if swap != self.planned_swap:
+                self.planned_swap = swap
+                plans.append(Plan(self._react(), swap, "cards"))
+        else:
+            if self.planned_swap is not None:
+                self.planned_swap = None
+                plans.append(Plan(0.0, None, "cards"))
+            if self.objected and not self.planned_swap:
+                plans += self._release()
+            elif not self.planned_stall:
+                plans += self._stall()
+        if (self.stall_pending and not self.objected and not self.planned_object
+                and self.rules.sweep == "any_player_unless_objection" and self._wanted_in_middle()):
+            self.planned_object = True
+            plans.append(Plan(self._react(0.7), Object(self.seat), "table"))
+        if self.level.fakes and not self.faked:
+            plans += self._fake(now)
+        if not self.planned_noise:
+            plans += self._noise()
+        return plans
+
+    def _huddle(self) -> list[Plan]:
+        if not self.leader or self.agreed_for == self.hand_no:
+            return []
+        self.agreed_for = self.hand_no
+        change = (not self.signals or self.change_signal
+                  or self.rng.random() < self.level.change_anyway)
+        if not change:
+            return []
+        avoid = set(self.signals) | (self.burnt if self.level.counting else set())
+        options = [g for g in self.palette if g not in avoid] or [
+            g for g in self.palette if g not in self.signals]
+        if self.level.inference == "full":
+            # S0 "Choosing a signal": small and natural, something done anyway at this table.
+            weights = [1.0 + self.watch.table_gestures.get(g, 0) for g in options]
+            choice = self.rng.choices(options, weights)[0]
+        else:
+            choice = self.rng.choice(options)
+        return [Plan(self._react(), AgreeSignals(self.seat, (choice,)), "table")]
+
+    def _signal(self, now: float) -> list[Plan]:
+        if not self.signals:
+            return []
+        self.signalled_at = now
+        return [Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]), "signal")]
+
+    def _noise(self) -> list[Plan]:
+        self.planned_noise = True
+        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
+        gestures = [g for g, _ in options]
+        choice = self.rng.choices(gestures, [w for _, w in options])[0]
+        delay = max(self.level.reaction_s[0], self.rng.expovariate(1.0 / self.level.noise_every_s))
+        return [Plan(delay, GestureAction(self.seat, choice), "gesture")]
+
+    def _fake(self, now: float) -> list[Plan]:
+        """S0 "False signals": give a burnt old signal with three of a kind, once a hand, at most
+        twice per old signal, only where the rules allow it."""
+        if self.rules.fake_signals != "allowed" or self.phase != "play":
+            return []
+        decoys = [g for g in sorted(self.burnt) if g not in self.signals
+                  and self.decoys_used.get(g, 0) < 2]
+        if not decoys or max(self._counts().values(), default=0) != 3:
+            return []
+        if self.rng.random() > 0.5:
+            self.faked = True  # not this hand
+            return []
+        g = decoys[0]
+        self.faked = True
+        self.decoys_used[g] = self.decoys_used.get(g, 0) + 1
+        self.planned_noise = True
+        return [Plan(self._react(1.2), GestureAction(self.seat, g), "gesture")]
+
+    # -- collecting -------------------------------------------------------------------------------
+    def _live(self, rank: str) -> bool:
+        return not self.level.counting or not self.watch.dead(rank, self.hand, self.middle)
+
+    def _pick_target(self) -> str | None:
+        counts = self._counts()
+        if not counts:
+            return None
+        lv = self.level
+        if not lv.counting:
+            best = max(counts.values())
+            if (self.target is None or counts.get(self.target, 0) < best
+                    or (self.sweeps_without >= 2 and counts.get(self.target, 0) < 3)):
+                if self.sweeps_without >= 2 and self.target is not None and len(counts) > 1:
+                    choices = sorted(r for r in counts if r != self.target)
+                else:
+                    choices = sorted(r for r, k in counts.items() if k == best)
+                self.target = self.rng.choice(choices)
+                self.sweeps_without = 0
+            return self.target
+        middle_counts: dict[str, int] = {}
+        for c in self.middle:
+            if c is not None:
+                middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
+        w = self.watch
+        best_rank: str | None = None
+        best_score = -1e9
+        for rank in sorted(set(counts) | set(middle_counts)):
+            if not self._live(rank):
+                continue
+            have = counts.get(rank, 0)
+            reach = min(4, have + middle_counts.get(rank, 0))
+            score = 10.0 * reach + 2.0 * have
+            for s in range(self.n):
+                if s != self.seat:
+                    score -= (1.5 if s != self.partner else 1.0) * w.interest(s, rank)
+            if rank == self.target:
+                score += 4.0 if self.sweeps_without < 2 else -4.0
+            if score > best_score:
+                best_rank, best_score = rank, score
+        if best_rank is None:
+            best_rank = max(sorted(counts), key=lambda r: counts[r])
+        if best_rank != self.target:
+            self.target = best_rank
+            self.sweeps_without = 0
+        return self.target
+
+    def _throw_order(self, target: str) -> list[Card]:
+        counts = self._counts()
+        w = self.watch
+        lv = self.level
+        partner_rank = w.favourite(self.partner) if lv.helps_partner else None
+
+        def key(c: Card) -> tuple[float, ...]:
+            opp = sum(w.interest(s, c.rank) for s in range(self.n)
+                      if s % self.pairs != self.pair)
+            if not lv.counting:
+                return (counts[c.rank], c.index)
+            dead = 0 if not self._live(c.rank) else 1
+            mine = 0 if c.rank == partner_rank else 1
+            return (mine, dead, opp if lv.helps_partner else 0, counts[c.rank], c.index)
+
+        return sorted((c for c in self.hand if c.rank != target), key=key)
+
+    def _best_swap(self) -> Swap | None:
+        target = self._pick_target()
+        if target is None:
+            return None
+        wanted = [c for c in self.middle if c is not None and c.rank == target]
+        throw = self._throw_order(target)
+        if not throw:
+            return None
+        if not wanted:
+            if self.level.decoy_swaps and self.rng.random() < self.level.decoy_swaps / 8:
+                return self._decoy_swap(target, throw)
+            return None
+        k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
+        return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
+
+    def _decoy_swap(self, target: str, throw: list[Card]) -> Swap | None:
+        """S1 hint: "confuse the other team by occasionally picking up cards you don't need"."""
+        counts = self._counts()
+        if counts.get(target, 0) >= 3 or len(throw) < 1:
+            return None
+        options = [c for c in self.middle if c is not None and c.rank != target
+                   and c.rank not in counts and not self._live(c.rank)]
+        if not options:
+            return None
+        return Swap(self.seat, (options[0],), (throw[0],))
+
+    def _wanted_in_middle(self) -> bool:
+        if self.target is None or self._four():
+            return False
+        return any(c is not None and c.rank == self.target for c in self.middle)
+
+    def _release(self) -> list[Plan]:
+        """We objected and lost the card: take something so the countdown can go on (S4)."""
+        target = self.target or ""
+        throw = self._throw_order(target)
+        take = [c for c in self.middle if c is not None]
+        if not throw or not take:
+            return []
+        swap = Swap(self.seat, (take[0],), (throw[0],))
+        self.planned_swap = swap
+        return [Plan(self._react(), swap, "cards")]
+
+    def _stall(self) -> list[Plan]:
+        sweep = self.rules.sweep
+        partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
+        scale = self.level.stall_factor
+        if partner_rank is not None and any(
+                c is not None and c.rank == partner_rank for c in self.middle):
+            scale *= 2.0  # give the partner time to take it
+        if sweep == "dealer_only":
+            if self.seat != self.dealer or self.stall_pending:
+                return []
+        elif sweep == "all_agree":
+            if self.agreed_stall:
+                return []
+        elif self.stall_pending:
+            return []
+        self.planned_stall = True
+        return [Plan(self._react(scale), ProposeStall(self.seat), "table")]

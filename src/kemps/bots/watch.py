@@ -1,0 +1,244 @@
+"""Watching the table: what a seat can learn about the others from public events only.
+
+A :class:`Watcher` is fed the events a seat receives (already redacted by
+:func:`kemps.views.event_for`) and its own hand, and keeps:
+
+* per hand, the cards each player is known to hold (taken from the middle and not given back),
+  the ranks each player takes, the cards swept away, each player's gestures and last swap;
+* per match, for every opponent pair, the gestures identified as its signal (the gestures its
+  shown player made just before a right call), how often the pair has kept its signal from one
+  identification to the next, how many of its gestures turned out to be signals, and how often a
+  Stop Kemps on one of its gestures was wrong (a fake, or a signal it had dropped).
+
+:meth:`Watcher.belief` turns that into the chance that a gesture just made by an opponent is a real
+signal over four of a kind: "per opponent, per gesture" (a pair shares its signal, so evidence on
+one player counts for the partner too). Nothing here sees a hidden card; the seed for "what the
+signal is" is S0 "Calling Stop Kemps" ("Dev had seen the ear touched once and needed nothing
+more") and "What to collect" ("a player taking every nine is two nines away from a signal").
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from kemps.bots.levels import Level
+from kemps.cards import RANKS, Card
+from kemps.rules import RuleSet
+
+IDENTIFY_S: Final = 4.0  # a gesture this long before a right call may have been the signal
+QUIET_S: Final = 3.0  # a gesture followed by no call for this long was not a live signal
+TOOK_LR: Final = (1.0, 1.0, 1.8, 5.0, 30.0)  # odds factor by cards of one rank seen taken
+
+
+def _odds_to_p(odds: float) -> float:
+    return odds / (1.0 + odds)
+
+
+class Watcher:
+    """Public-evidence bookkeeping and beliefs for the bot in ``seat`` (see the module doc).
+
+    Times are table seconds. ``rules`` gives the seating and the pack (4 or 8 copies a rank).
+    """
+
+    def __init__(self, seat: int, rules: RuleSet, level: Level) -> None:
+        self.seat = seat
+        self.n = rules.players
+        self.pairs = rules.pairs
+        self.pair = seat % self.pairs
+        self.copies = 4 * rules.deck_count
+        self.level = level
+        # per match, per pair
+        self.idents: list[list[tuple[int, dict[str, float]]]] = [[] for _ in range(self.pairs)]
+        self.keep: list[list[float]] = [[1.0, 3.0] for _ in range(self.pairs)]
+        self.gestures_seen = [0] * self.pairs
+        self.signals_seen = [0.0] * self.pairs
+        self.wrong_stops_on = [0] * self.pairs
+        self.table_gestures: dict[str, int] = {}
+        self.hand_no = 0
+        self.new_hand(0)
+
+    # -- per hand ---------------------------------------------------------------------------
+    def new_hand(self, hand_no: int) -> None:
+        """Forget the last hand's cards and gestures (beliefs about signals stay)."""
+        self.hand_no = hand_no
+        self.held: list[list[Card]] = [[] for _ in range(self.n)]
+        self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
+        self.swept: dict[str, int] = {}
+        self.gests: list[tuple[float, int, str]] = []
+        self.last_swap: list[float | None] = [None] * self.n
+        self.last_took_rank: list[str | None] = [None] * self.n
+        self.sweeps = 0
+        self.sweeps_at_swap = [0] * self.n
+
+    def swapped(self, seat: int, took: tuple[Card, ...], gave: tuple[Card, ...], t: float) -> None:
+        """``seat`` took ``took`` from the middle and gave ``gave`` (also grabs and discards)."""
+        held = self.held[seat]
+        for c in gave:
+            if c in held:
+                held.remove(c)
+        counts = self.took[seat]
+        for c in took:
+            held.append(c)
+            counts[c.rank] = counts.get(c.rank, 0) + 1
+        if took:
+            self.last_took_rank[seat] = took[-1].rank
+        self.last_swap[seat] = t
+        self.sweeps_at_swap[seat] = self.sweeps
+
+    def returned(self, seat: int, cards: tuple[Card, ...]) -> None:
+        """Grabbed cards went back to the middle (S4 hold limit)."""
+        held = self.held[seat]
+        for c in cards:
+            if c in held:
+                held.remove(c)
+
+    def swept_away(self, cards: tuple[Card, ...]) -> None:
+        """The middle was swept: these cards are out of the hand."""
+        self.sweeps += 1
+        for c in cards:
+            self.swept[c.rank] = self.swept.get(c.rank, 0) + 1
+
+    def gestured(self, seat: int, gesture: str, t: float) -> None:
+        """Anyone's gesture (ours included: the others see them too)."""
+        self.gests.append((t, seat, gesture))
+        self.table_gestures[gesture] = self.table_gestures.get(gesture, 0) + 1
+        p = seat % self.pairs
+        if p != self.pair:
+            self.gestures_seen[p] += 1
+
+    # -- cards -------------------------------------------------------------------------------
+    def known_elsewhere(self, rank: str, seat: int, hand: list[Card],
+                        middle: list[Card | None]) -> int:
+        """Cards of ``rank`` known not to be in ``seat``'s hand (swept, ours, in the middle,
+        taken by somebody else and not given back)."""
+        k = self.swept.get(rank, 0)
+        if seat != self.seat:
+            k += sum(1 for c in hand if c.rank == rank)
+        k += sum(1 for c in middle if c is not None and c.rank == rank)
+        for s in range(self.n):
+            if s != seat and s != self.seat:
+                k += sum(1 for c in self.held[s] if c.rank == rank)
+        return k
+
+    def dead(self, rank: str, hand: list[Card], middle: list[Card | None]) -> bool:
+        """True when nobody can hold four of ``rank`` with us: too many are swept or held."""
+        k = self.swept.get(rank, 0)
+        for s in range(self.n):
+            if s != self.seat:
+                k += sum(1 for c in self.held[s] if c.rank == rank)
+        return k > self.copies - 4
+
+    def interest(self, seat: int, rank: str) -> int:
+        """How many cards of ``rank`` ``seat`` has taken this hand."""
+        return self.took[seat].get(rank, 0)
+
+    def favourite(self, seat: int) -> str | None:
+        """The rank ``seat`` has taken most this hand (its probable collection), or None."""
+        took = self.took[seat]
+        if not took:
+            return None
+        best = max(took.values())
+        return min(r for r, k in took.items() if k == best)
+
+    # -- learning from calls ------------------------------------------------------------------
+    def judged(self, call_t: float, kind: str, right: bool, on_pair: int | None,
+               shown_four: list[int], checked: tuple[int, ...]) -> None:
+        """A call was judged. ``shown_four`` are the seats revealed holding four of a kind."""
+        if right and shown_four:
+            for s in shown_four:
+                self._identify(s, call_t)
+        elif not right and kind in ("stop", "double_stop") and on_pair is not None:
+            self.wrong_stops_on[on_pair] += 1
+
+    def _identify(self, shown: int, call_t: float) -> None:
+        p = shown % self.pairs
+        before = [(t, g) for t, s, g in self.gests if s == shown and call_t - IDENTIFY_S <= t
+                  <= call_t]
+        if not before:
+            return
+        weights: dict[str, float] = {}
+        if self.level.inference == "naive":
+            weights[before[-1][1]] = 1.0
+        else:
+            for i, (_, g) in enumerate(reversed(before)):
+                weights[g] = max(weights.get(g, 0.0), 1.0 if i == 0 else 0.35)
+            total = sum(weights.values())
+            weights = {g: w / total for g, w in weights.items()}
+        idents = self.idents[p]
+        if idents and idents[-1][0] == self.hand_no:
+            idents[-1] = (self.hand_no, weights)
+            return
+        if idents:
+            prev = idents[-1][1]
+            same = sum(w * weights.get(g, 0.0) for g, w in prev.items())
+            self.keep[p][0] += same
+            self.keep[p][1] += 1.0 - same
+        idents.append((self.hand_no, weights))
+        if p != self.pair:
+            self.signals_seen[p] += 1.0
+
+    def identified(self, pair: int) -> dict[str, float]:
+        """The last identification of ``pair``'s signal (gesture -> weight), or empty."""
+        idents = self.idents[pair]
+        return idents[-1][1] if idents else {}
+
+    # -- belief ---------------------------------------------------------------------------------
+    def belief(self, seat: int, gesture: str, now: float, hand: list[Card],
+               middle: list[Card | None]) -> float:
+        """The chance that ``gesture``, just made by opponent ``seat``, signals four of a kind.
+
+        ``naive``: 1 when it is the gesture last identified as the pair's signal within two
+        hands, else 0. ``bayes``: identified signal times the pair's keep rate, else the pair's
+        share of gestures that were signals; a gesture the pair already made this hand with no
+        call following is discounted, and so are pairs caught faking. ``full`` adds the moment:
+        what the player is known to hold and whether it has just taken a card of its rank.
+        """
+        p = seat % self.pairs
+        idents = self.idents[p]
+        if self.level.inference == "naive":
+            if idents and self.hand_no - idents[-1][0] <= 2:
+                return 1.0 if gesture in idents[-1][1] else 0.0
+            return 0.0
+        a, b = self.keep[p]
+        c = (idents[-1][1].get(gesture, 0.0) * a / (a + b)) if idents else 0.0
+        share = (self.signals_seen[p] + 0.5) / (self.gestures_seen[p] + 2.0)
+        prob = c + (1.0 - c) * share
+        for t, s, g in self.gests:
+            if t >= now - QUIET_S:
+                break
+            if g == gesture and s % self.pairs == p:
+                prob *= 0.15  # made earlier this hand with no call after it: not live now
+                break
+        prob *= (self.signals_seen[p] + 1.0) / (self.signals_seen[p] + 1.0
+                                                 + self.wrong_stops_on[p])
+        if self.level.inference != "full":
+            return prob
+        lr = self._moment(seat, now, hand, middle)
+        if lr <= 0.0:
+            return 0.0
+        prob = min(prob, 0.999)
+        return _odds_to_p(prob / (1.0 - prob) * lr)
+
+    def _moment(self, seat: int, now: float, hand: list[Card], middle: list[Card | None]
+                ) -> float:
+        """Odds factor from the cards: 0 when the player cannot hold four of a kind."""
+        held = self.held[seat]
+        ranks = {c.rank for c in held}
+        limit = self.copies - 4
+        if len(ranks) > 1:
+            return 0.0  # known to hold two ranks
+        if ranks:
+            rank = next(iter(ranks))
+            if self.known_elsewhere(rank, seat, hand, middle) > limit:
+                return 0.0
+            lr = TOOK_LR[min(len(held), 4)]
+        else:
+            if all(self.known_elsewhere(r, seat, hand, middle) > limit for r in RANKS):
+                return 0.0
+            lr = 1.0
+        last = self.last_swap[seat]
+        if last is not None and now - last <= 3.0 and self.last_took_rank[seat] in ranks:
+            lr *= 1.8  # S0: "a player who has just made four of a kind stops swapping"
+        elif self.sweeps - self.sweeps_at_swap[seat] >= 2:
+            lr *= 1.3
+        return lr
