@@ -312,6 +312,11 @@ class Match:
         """Hands decided so far (real deals and wrong calls that play on do not count)."""
         return self._state().decided
 
+    @property
+    def table_talk_loser(self) -> int | None:
+        """The pair ruled out for table talk (it lost the match), or ``None``."""
+        return self._state().loser
+
     def ranks(self) -> tuple[int, ...]:
         """Rank per pair (in pair order); equal scores share a rank; a table-talk loser is last."""
         st = self._state()
