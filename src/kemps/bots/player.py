@@ -64,6 +64,7 @@ from kemps.rules import RuleSet
 from kemps.views import SeatView
 
 RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
+HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
 
 
 class KempsBot:
@@ -119,7 +120,7 @@ class KempsBot:
     # -- small helpers -------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
         lo, hi = self.level.reaction_s
-        return scale * self.rng.uniform(lo, hi)
+        return max(HUMAN_MIN_S, scale * self.rng.uniform(lo, hi))
 
     def _counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -401,7 +402,7 @@ class KempsBot:
         options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
         gestures = [g for g, _ in options]
         choice = self.rng.choices(gestures, [w for _, w in options])[0]
-        delay = max(self.level.reaction_s[0], self.rng.expovariate(1.0 / self.level.noise_every_s))
+        delay = max(HUMAN_MIN_S, self.rng.expovariate(1.0 / self.level.noise_every_s))
         return [Plan(delay, GestureAction(self.seat, choice), "gesture")]
 
     def _fake(self, now: float) -> list[Plan]:

@@ -19,6 +19,7 @@ more") and "What to collect" ("a player taking every nine is two nines away from
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 from kemps.bots.levels import Level
@@ -107,8 +108,8 @@ class Watcher:
             self.gestures_seen[p] += 1
 
     # -- cards -------------------------------------------------------------------------------
-    def known_elsewhere(self, rank: str, seat: int, hand: list[Card],
-                        middle: list[Card | None]) -> int:
+    def known_elsewhere(self, rank: str, seat: int, hand: Sequence[Card],
+                        middle: Sequence[Card | None]) -> int:
         """Cards of ``rank`` known not to be in ``seat``'s hand (swept, ours, in the middle,
         taken by somebody else and not given back)."""
         k = self.swept.get(rank, 0)
@@ -120,7 +121,7 @@ class Watcher:
                 k += sum(1 for c in self.held[s] if c.rank == rank)
         return k
 
-    def dead(self, rank: str, hand: list[Card], middle: list[Card | None]) -> bool:
+    def dead(self, rank: str, hand: Sequence[Card], middle: Sequence[Card | None]) -> bool:
         """True when nobody can hold four of ``rank`` with us: too many are swept or held."""
         k = self.swept.get(rank, 0)
         for s in range(self.n):
@@ -183,8 +184,8 @@ class Watcher:
         return idents[-1][1] if idents else {}
 
     # -- belief ---------------------------------------------------------------------------------
-    def belief(self, seat: int, gesture: str, now: float, hand: list[Card],
-               middle: list[Card | None]) -> float:
+    def belief(self, seat: int, gesture: str, now: float, hand: Sequence[Card],
+               middle: Sequence[Card | None]) -> float:
         """The chance that ``gesture``, just made by opponent ``seat``, signals four of a kind.
 
         ``naive``: 1 when it is the gesture last identified as the pair's signal within two
@@ -219,8 +220,8 @@ class Watcher:
         prob = min(prob, 0.999)
         return _odds_to_p(prob / (1.0 - prob) * lr)
 
-    def _moment(self, seat: int, now: float, hand: list[Card], middle: list[Card | None]
-                ) -> float:
+    def _moment(self, seat: int, now: float, hand: Sequence[Card],
+                middle: Sequence[Card | None]) -> float:
         """Odds factor from the cards: 0 when the player cannot hold four of a kind."""
         held = self.held[seat]
         ranks = {c.rank for c in held}
