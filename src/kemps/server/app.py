@@ -294,7 +294,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         conn = Connection(ws.send_text, seat)
         writer = asyncio.create_task(conn.writer())
         room.attach(conn)
-        limit = RateLimit()
+        limit = RateLimit(server.settings.rate_per_s, server.settings.rate_burst)
         try:
             while not conn.closed:
                 raw = await ws.receive_text()

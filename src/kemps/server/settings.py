@@ -20,13 +20,16 @@ DEFAULT_PORT: Final = 8000
 class Settings:
     """Where the server listens and stores. ``huddle_s`` is how long (seconds) the table waits
     between hands for players who have not pressed Ready; ``bot_huddle_s`` when all seats are
-    bots or ready."""
+    bots or ready. ``rate_per_s`` and ``rate_burst``: messages a client may send per second, and
+    the burst on top, before it is told it is flooding."""
 
     database_url: str = DEFAULT_DATABASE_URL
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     huddle_s: float = 45.0
     bot_huddle_s: float = 3.0
+    rate_per_s: float = 20.0
+    rate_burst: float = 40.0
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
