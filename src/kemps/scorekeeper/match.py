@@ -219,7 +219,8 @@ class Match:
         """
         if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence) or not (
                 2 <= len(pairs) <= 6):
-            raise ScoreError("bad_sheet", "Give 2 to 4 pairs, each a list of two player names.")
+            raise ScoreError("bad_sheet", "Give 2 to 4 pairs (the rules allow up to 6), each a list "
+                             "of two player names.")
         names = list(pair_names) if pair_names is not None else [None] * len(pairs)
         if len(names) != len(pairs):
             raise ScoreError("bad_sheet", "Give one pair name per pair.")
