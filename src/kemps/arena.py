@@ -97,8 +97,14 @@ def match_seed(seed: int, pairing_index: int, k: int) -> int:
     return seed * 1_000_003 + 1_000 * pairing_index + k
 
 
-def _play(args: tuple[RuleSet, str, str, int, int]) -> tuple[int, int]:
-    """Play one match; returns (outcome, unfinished): outcome 1 first wins, -1 second, 0 draw."""
+def play_match(args: tuple[RuleSet, str, str, int, int]) -> tuple[int, int]:
+    """Play match ``k`` of ``first`` against ``second``: ``args`` is ``(rules, first, second, k,
+    seed)`` (one tuple, for a process pool). Returns ``(outcome, unfinished)``: outcome 1 when
+    ``first`` won, -1 when ``second`` did, 0 for a draw; unfinished 1 when time ran out.
+
+    Raises:
+        KempsError: ``unknown_level`` for a level that does not exist.
+    """
     from kemps.sim import simulate_match
 
     rules, first, second, k, seed = args
@@ -163,10 +169,10 @@ def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jo
 
     if jobs <= 1:
         for i, w in enumerate(work):
-            tally(i, _play(w))
+            tally(i, play_match(w))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for i, outcome in enumerate(pool.map(_play, work, chunksize=8)):
+            for i, outcome in enumerate(pool.map(play_match, work, chunksize=8)):
                 tally(i, outcome)
     return results
 

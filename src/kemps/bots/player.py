@@ -64,6 +64,7 @@ from kemps.rules import RuleSet
 from kemps.views import SeatView
 
 RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
+STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap something anyway
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
 
 
@@ -481,7 +482,7 @@ class KempsBot:
                       if s % self.pairs != self.pair)
             if not lv.counting:
                 return (counts[c.rank], c.index)
-            dead = 0 if not self._live(c.rank) else 1
+            dead = 0 if w.useless(c.rank, counts[c.rank] - 1) else 1
             mine = 0 if c.rank == partner_rank else 1
             return (mine, dead, opp if lv.helps_partner else 0, counts[c.rank], c.index)
 
@@ -496,6 +497,11 @@ class KempsBot:
         if not throw:
             return None
         if not wanted:
+            w = self.watch
+            if w.sweeps - w.sweeps_at_swap[self.seat] >= STUCK_SWEEPS:
+                # Every card we want is in somebody's hand and theirs in ours: let one go.
+                take = [c for c in self.middle if c is not None]
+                return Swap(self.seat, (take[0],), (throw[0],)) if take else None
             if self.level.decoy_swaps and self.rng.random() < self.level.decoy_swaps / 8:
                 return self._decoy_swap(target, throw)
             return None

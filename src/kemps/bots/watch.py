@@ -129,6 +129,15 @@ class Watcher:
                 k += sum(1 for c in self.held[s] if c.rank == rank)
         return k > self.copies - 4
 
+    def useless(self, rank: str, kept: int) -> bool:
+        """True when a card of ``rank`` thrown into the middle helps nobody: with ``kept`` more of
+        it staying in our hand, no other player can make four of it."""
+        base = self.swept.get(rank, 0) + kept
+        limit = self.copies - 4
+        held = [sum(1 for c in h if c.rank == rank) for h in self.held]
+        others = sum(held) - held[self.seat]
+        return all(base + others - held[s] > limit for s in range(self.n) if s != self.seat)
+
     def interest(self, seat: int, rank: str) -> int:
         """How many cards of ``rank`` ``seat`` has taken this hand."""
         return self.took[seat].get(rank, 0)

@@ -1,0 +1,88 @@
+"""kemps arena (issue 4): Wilson intervals, the seed rule, the command, and the level ladder.
+
+The ladder test plays exactly the matches behind docs/arena-results.md for the three adjacent
+pairings (400 two-pair matches each, pagat, seed 1) and checks each level wins at least 65% of
+them against the level below.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from kemps.arena import Pairing, match_seed, pairings, play_match, run_arena, wilson
+from kemps.cli import app
+from kemps.errors import KempsError
+from kemps.rules import find_preset
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson(3, 0) == (0.0, 1.0)
+
+
+def test_pairings_and_seed_rule() -> None:
+    assert pairings(["simple", "casual", "club"]) == [
+        ("casual", "simple"), ("club", "simple"), ("club", "casual")]
+    assert match_seed(1, 2, 7) == 1_000_003 + 2_007
+
+
+def test_results_do_not_depend_on_worker_count() -> None:
+    rules = find_preset("pagat")
+    one = run_arena(rules, ["casual", "club"], 6, seed=4, jobs=1)
+    two = run_arena(rules, ["casual", "club"], 6, seed=4, jobs=2)
+    assert [p.to_dict() for p in one] == [p.to_dict() for p in two]
+    assert one[0].matches == 6 and one[0].first == "club"
+
+
+def test_bad_arguments() -> None:
+    rules = find_preset("pagat")
+    with pytest.raises(KempsError) as err:
+        run_arena(rules, ["club", "club"], 3, seed=1)
+    assert err.value.code == "bad_arena"
+    with pytest.raises(KempsError):
+        run_arena(rules, ["club", "wizard"], 3, seed=1)
+    result = CliRunner().invoke(app, ["arena", "--levels", "club,wizard", "--matches", "2"])
+    assert result.exit_code == 2 and "unknown_level" in result.output
+
+
+def test_command_json_and_markdown(tmp_path: object) -> None:
+    from pathlib import Path
+
+    out = Path(str(tmp_path)) / "arena.md"
+    result = CliRunner().invoke(app, ["arena", "--levels", "simple,sharp", "--matches", "4",
+                                      "--pairs", "3", "--seed", "2", "--json",
+                                      "--markdown", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["pairs"] == 3 and data["pairings"][0]["matches"] == 4
+    row = data["pairings"][0]
+    assert row["first_wins"] + row["second_wins"] + row["draws"] == 4
+    assert row["ci_low"] <= row["rate"] <= row["ci_high"]
+    text = out.read_text(encoding="utf-8")
+    assert "kemps arena --levels simple,sharp --matches 4 --pairs 3" in text
+    table = CliRunner().invoke(app, ["arena", "--levels", "casual,club", "--matches", "2"])
+    assert table.exit_code == 0 and "club vs casual" in table.output and "95% CI" in table.output
+
+
+def test_each_level_beats_the_one_below_in_65_percent_of_400_matches() -> None:
+    """The same matches as docs/arena-results.md (seed 1): adjacent pairings only."""
+    rules = find_preset("pagat")
+    ladder = ["simple", "casual", "club", "sharp"]
+    for weaker, stronger in itertools.pairwise(ladder):
+        # Seeds as in the full table of docs/arena-results.md (pairing index there).
+        index = pairings(ladder).index((stronger, weaker))
+        p = Pairing(stronger, weaker)
+        for k in range(400):
+            won, _ = play_match((rules, stronger, weaker, k, match_seed(1, index, k)))
+            p.matches += 1
+            p.first_wins += won > 0
+            p.second_wins += won < 0
+            p.draws += won == 0
+        assert p.rate >= 0.65, (stronger, weaker, p.rate, p.ci)

@@ -1,0 +1,265 @@
+"""Bots of every level (issue 4): the interface, human pace, collecting, signalling, the huddle,
+and long random runs over every preset with 2 to 6 pairs."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from kemps.actions import Action, AgreeSignals, Call, Object, ProposeStall, Swap
+from kemps.actions import Gesture as GestureAction
+from kemps.bots.base import Bot, Plan
+from kemps.bots.levels import LEVEL_NAMES, LEVELS, bot_factory, find_level, make_bot
+from kemps.bots.player import HUMAN_MIN_S, KempsBot
+from kemps.cards import parse_cards
+from kemps.errors import KempsError, Rejected
+from kemps.events import (
+    Called,
+    CallJudged,
+    Event,
+    Gestured,
+    HandDealt,
+    HandEnded,
+    PlayOpened,
+    Revealed,
+    SignalsAgreed,
+    StallProposed,
+    Swept,
+)
+from kemps.rules import PRESETS, RuleSet, find_preset
+from kemps.sim import simulate_match
+from kemps.views import SeatView
+
+PAGAT = find_preset("pagat")
+
+
+def _bot(level: str = "sharp", seat: int = 0, rules: RuleSet = PAGAT, seed: int = 1) -> KempsBot:
+    bot = make_bot(level, seat, rules, random.Random(seed))
+    assert isinstance(bot, KempsBot)
+    return bot
+
+
+def _deal(bot: KempsBot, hand: str, middle: str, t: float = 0.0) -> list[Plan]:
+    hands = tuple(parse_cards(hand) if s == bot.seat else () for s in range(bot.n))
+    mid = parse_cards(middle)
+    return bot.on_events([HandDealt(t, 1, 0, hands, mid, 30, None), PlayOpened(t, mid)], t)
+
+
+def _actions(plans: list[Plan]) -> list[Action]:
+    return [p.action for p in plans if p.action is not None]
+
+
+# -- levels and the interface ------------------------------------------------------------------
+def test_levels_and_factories() -> None:
+    assert LEVEL_NAMES == ("simple", "casual", "club", "sharp")
+    assert find_level(" Sharp ") == "sharp"
+    with pytest.raises(KempsError) as err:
+        find_level("grandmaster")
+    assert err.value.code == "unknown_level"
+    for name in LEVEL_NAMES:
+        bot = bot_factory(name)(1, PAGAT, random.Random(0))
+        assert bot.seat == 1
+    lv = [LEVELS[n] for n in ("casual", "club", "sharp")]
+    # Stronger levels react faster and notice more, never faster than a person.
+    assert lv[0].reaction_s[0] >= lv[1].reaction_s[0] >= lv[2].reaction_s[0] >= HUMAN_MIN_S
+    assert lv[0].attention_opponents < lv[1].attention_opponents < lv[2].attention_opponents
+
+
+class Spy:
+    """Wraps a bot, keeping every plan it makes with the time it made it."""
+
+    def __init__(self, inner: Bot, plans: list[tuple[float, Plan]]) -> None:
+        self.inner, self.seat, self.plans = inner, inner.seat, plans
+
+    def _keep(self, plans: list[Plan], now: float) -> list[Plan]:
+        self.plans.extend((now, p) for p in plans)
+        return plans
+
+    def on_view(self, view: SeatView, now: float) -> list[Plan]:
+        return self._keep(self.inner.on_view(view, now), now)
+
+    def on_events(self, events: list[Event], now: float) -> list[Plan]:
+        return self._keep(self.inner.on_events(events, now), now)
+
+    def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
+        return self._keep(self.inner.on_rejected(action, error, now), now)
+
+
+def test_every_plan_is_human_paced_and_kemps_follows_a_seen_signal() -> None:
+    plans: list[tuple[float, Plan]] = []
+    levels = ["casual", "club", "sharp"]
+
+    def factory(seat: int, rules: RuleSet, rng: random.Random) -> Bot:
+        return Spy(make_bot(levels[seat % 3], seat, rules, rng), plans)
+
+    rules = PAGAT.replace(pairs=3)
+    result = simulate_match(rules, 5, bots=factory)
+    assert result.finished
+    acting = [p for _, p in plans if p.action is not None]
+    assert acting and all(p.delay >= HUMAN_MIN_S for p in acting)
+    # Every Kemps call comes at least a reaction time after the partner's signal.
+    signals: dict[int, tuple[str, ...]] = {}
+    last_signal: dict[int, float] = {}
+    kemps = 0
+    for e in result.events:
+        if isinstance(e, SignalsAgreed):
+            signals[e.pair] = e.signals
+        elif isinstance(e, Gestured) and e.gesture in signals.get(e.seat % 3, ()):
+            last_signal[e.seat] = e.t
+        elif isinstance(e, Called) and e.kind == "kemps":
+            kemps += 1
+            partner = (e.seat + 3) % 6
+            assert e.t - last_signal[partner] >= HUMAN_MIN_S - 1e-9
+        elif isinstance(e, HandEnded):
+            last_signal.clear()
+    assert kemps > 0
+
+
+# -- collecting ----------------------------------------------------------------------------------
+def test_takes_its_rank_and_throws_what_nobody_collects() -> None:
+    from kemps.events import Swapped
+
+    bot = _bot("sharp")
+    _deal(bot, "7H 7S 9C 2D", "9D 9H QH JS")
+    # An opponent (seat 1) takes both nines: never throw it a nine when a two will do.
+    bot.on_events([Swapped(1.0, 1, tuple(parse_cards("9D 9H")), tuple(parse_cards("KC 3C")),
+                           (0, 1))], 1.0)
+    seven = Swapped(2.0, 3, tuple(parse_cards("QH")), tuple(parse_cards("7D")), (2,))
+    swaps = [a for a in _actions(bot.on_events([seven], 2.0)) if isinstance(a, Swap)]
+    assert swaps == [Swap(0, tuple(parse_cards("7D")), tuple(parse_cards("2D")))]
+
+
+def test_takes_several_at_once_only_where_the_rules_allow() -> None:
+    multi = [a for a in _actions(_deal(_bot("club"), "7H 7S 9C 2D", "7D 7C QH JS"))
+             if isinstance(a, Swap)]
+    assert len(multi) == 1 and len(multi[0].take) == 2
+    one = _bot("club", rules=find_preset("squarescores"))
+    single = [a for a in _actions(_deal(one, "7H 7S 9C 2D", "7D 7C QH JS")) if isinstance(a, Swap)]
+    assert len(single) == 1 and len(single[0].take) == 1
+
+
+def test_stalls_when_nothing_wanted_and_objects_when_something_is() -> None:
+    bot = _bot("casual")
+    plans = _actions(_deal(bot, "7H 7S 9C 2D", "KC QH JS 3C"))
+    assert any(isinstance(a, ProposeStall) for a in plans)
+    bot2 = _bot("casual", seat=2)
+    _deal(bot2, "7H 7S 9C 2D", "KC QH JS 3C")
+    later = bot2.on_events([StallProposed(1.0, 1, 4.0)], 1.0)
+    assert not any(isinstance(a, Object) for a in _actions(later))
+    # A seven comes in from someone's discard while the stall counts down: object.
+    from kemps.events import Swapped
+
+    swap = Swapped(1.5, 3, tuple(parse_cards("KC")), tuple(parse_cards("7C")), (0,))
+    plans = _actions(bot2.on_events([swap], 1.5))
+    assert any(isinstance(a, Object) for a in plans)
+    assert any(isinstance(a, Swap) and a.take == tuple(parse_cards("7C")) for a in plans)
+
+
+def test_switches_rank_after_two_sweeps_without_it() -> None:
+    bot = _bot("casual")
+    _deal(bot, "7H 9S 2C 4D", "KC QH JS 3C")
+    first = bot.target
+    for i in range(2):
+        bot.on_events([Swept(2.0 + i, (), tuple(parse_cards("KD QD JD 3D" if i else
+                                                               "KH QS JH 3H")), 20)], 2.0 + i)
+    assert bot.target != first
+
+
+def test_a_dead_rank_is_dropped_at_counting_levels() -> None:
+    bot = _bot("club")
+    _deal(bot, "7H 7S 9C 2D", "KC QH JS 3C")
+    assert bot.target == "7"
+    # A seven was swept away: with one deck nobody can make four sevens now.
+    bot.on_events([Swept(2.0, tuple(parse_cards("7C KC QH JS")),
+                         tuple(parse_cards("9D 5H 6S 8C")), 20)], 2.0)
+    assert bot.target == "9"
+
+
+# -- signalling and the huddle ---------------------------------------------------------------------
+def test_signals_with_four_and_keeps_gesturing() -> None:
+    bot = _bot("sharp")
+    bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    plans = _deal(bot, "7H 7S 7C 7D", "KC QH JS 3C")
+    gestures = [p for p in plans if isinstance(p.action, GestureAction)]
+    signal = [p for p in gestures if p.channel == "signal"]
+    assert len(signal) == 1 and signal[0].action == GestureAction(0, "touch_ear")
+    noise = [p for p in gestures if p.channel == "gesture"]
+    assert noise and all(p.action != GestureAction(0, "touch_ear") for p in noise)
+    assert not any(isinstance(a, Swap) for a in _actions(plans))  # four of a kind: keep it
+    # The signal was made and nobody called: it is given again a few seconds later.
+    again = bot.on_events([Gestured(1.0, 0, "touch_ear", False)], 1.0)
+    assert [p.action for p in again if p.channel == "signal"] == [GestureAction(0, "touch_ear")]
+
+
+def test_partner_calls_kemps_on_the_signal_not_on_noise_or_an_old_signal() -> None:
+    bot = _bot("sharp", seat=2)
+    bot.burnt = {"nod"}
+    bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    _deal(bot, "2H 5S 9C JD", "KC QH JS 3C")
+    for g in ("nod", "yawn"):
+        assert not any(isinstance(a, Call) for a in _actions(
+            bot.on_events([Gestured(1.0, 0, g, False)], 1.0)))
+    calls = [p for p in bot.on_events([Gestured(2.0, 0, "touch_ear", False)], 2.0)
+             if isinstance(p.action, Call)]
+    if calls:  # attention 0.97: noticed
+        assert calls[0].action == Call(2, "kemps") and calls[0].delay >= HUMAN_MIN_S
+
+
+def _stopped(bot: KempsBot) -> list[Plan]:
+    events: list[Event] = [Called(5.0, 1, "stop", None, 0), Revealed(5.0, 0, tuple(
+        parse_cards("7H 7S 7C 7D")), True), CallJudged(5.0, 1, "stop", True, (0, 2)),
+        HandEnded(5.0, 1, "call", True)]
+    return bot.on_events(events, 5.0)
+
+
+def test_huddle_agrees_a_new_signal_after_being_read() -> None:
+    bot = _bot("casual")
+    bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    bot.agreed_for = 0
+    _deal(bot, "2H 5S 9C JD", "KC QH JS 3C")
+    plans = _actions(_stopped(bot))
+    agree = [a for a in plans if isinstance(a, AgreeSignals)]
+    assert len(agree) == 1 and agree[0].signals != ("touch_ear",)
+    follower = _bot("casual", seat=2)  # only the pair's first seat speaks for the pair
+    follower.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    _deal(follower, "2H 5S 9C JD", "KC QH JS 3C")
+    assert not any(isinstance(a, AgreeSignals) for a in _actions(_stopped(follower)))
+
+
+def test_fakes_only_where_allowed_and_never_a_live_signal() -> None:
+    counts: dict[str, Any] = {}
+    for preset in ("pagat", "seed2-tournament"):
+        rules = find_preset(preset)
+        wrong_kemps = faked = 0
+        for seed in range(8):
+            result = simulate_match(rules, seed, bots=bot_factory("sharp"))
+            signals: dict[int, tuple[str, ...]] = {}
+            burnt: dict[int, set[str]] = {0: set(), 1: set()}
+            for e in result.events:
+                if isinstance(e, SignalsAgreed):
+                    burnt[e.pair] |= set(signals.get(e.pair, ()))
+                    signals[e.pair] = e.signals
+                elif isinstance(e, CallJudged) and e.kind == "kemps" and not e.right:
+                    wrong_kemps += 1
+                elif isinstance(e, Gestured) and e.gesture in burnt[e.seat % 2]:
+                    faked += 1
+        counts[preset] = (wrong_kemps, faked)
+        assert wrong_kemps == 0, counts  # the partner is never fooled by its own pair's fake
+    assert counts["pagat"][1] > 0
+
+
+# -- every preset, 2..6 pairs ---------------------------------------------------------------------
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_and_table_size_plays_through(preset: str) -> None:
+    rng = random.Random(preset)
+    for pairs in range(2, 7):
+        rules = PRESETS[preset].replace(pairs=pairs)
+        for k in range(3):
+            levels = [rng.choice(LEVEL_NAMES) for _ in range(pairs)]
+            factories = [bot_factory(levels[s % pairs]) for s in range(rules.players)]
+            result = simulate_match(rules, rng.randrange(10**6), bots=factories,
+                                    keep_events=False)
+            assert result.finished, (preset, pairs, k, levels)
+            assert result.rejected < result.actions
