@@ -67,31 +67,37 @@ def server_thread(database_url: str, **settings: object) -> Iterator[Running]:
 def server_process(database_url: str, port: int | None = None,
                    env: dict[str, str] | None = None) -> Iterator[Running]:
     """``kemps serve`` as a real child process (for stop-and-restart tests)."""
+    import tempfile
+
     port = port or free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kemps", "serve", "--port", str(port), "--database-url",
-         database_url], env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kemps", "serve", "--port", str(port), "--database-url",
+             database_url], env={**os.environ, **(env or {})}, stdout=log,
+            stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url + "/api/presets", timeout=1.0)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    proc.kill()
+                    proc.wait()
+                    log.seek(0)
+                    raise RuntimeError("kemps serve did not start: "
+                                       + log.read().decode(errors="replace")) from None
+                time.sleep(0.1)
         try:
-            httpx.get(url + "/api/presets", timeout=1.0)
-            break
-        except httpx.HTTPError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                out = proc.stdout.read().decode() if proc.stdout else ""
+            yield Running(url, port)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
                 proc.kill()
-                raise RuntimeError(f"kemps serve did not start: {out}") from None
-            time.sleep(0.1)
-    try:
-        yield Running(url, port)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+                proc.wait()
 
 
 def sqlite_url(tmp: Path) -> str:
