@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help run test bench lint clean
+.PHONY: help run simulate test bench lint clean
 
 help: ## List the available targets
 	@echo "kemps — make targets:"
@@ -29,7 +29,10 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $@
 
-run: $(VENV)/.installed ## Set up .venv if needed, then play a full simulated match
+run: $(VENV)/.installed ## Set up .venv if needed, then start the table server on http://127.0.0.1:8000
+	$(BIN)/kemps serve
+
+simulate: $(VENV)/.installed ## Play one full simulated match between bots and print it as a log
 	$(BIN)/kemps run
 
 test: $(VENV)/.installed ## Set up .venv if needed, then run the test suite (PYTEST_ARGS=...)
