@@ -22,8 +22,9 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
-from serving import free_port, server_process, server_thread, sqlite_url
 from websockets.sync.client import connect as ws_connect
+
+from serving import free_port, server_process, server_thread, sqlite_url
 
 CHROMIUM = os.environ.get("KEMPS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -71,8 +72,9 @@ def shots_dir(tmp_path: Path) -> Path:
 
 def cards(page: Page, zone: str) -> list[str]:
     """The card texts shown face up in ``zone`` (``hand`` or ``middle``)."""
-    return page.locator(f'[data-zone="{zone}"]').evaluate_all(
+    found: list[str] = page.locator(f'[data-zone="{zone}"]').evaluate_all(
         "els => els.map(e => e.dataset.card)")
+    return found
 
 
 def create_room(page: Page, url: str, name: str, target: int | None = None) -> str:
@@ -106,19 +108,33 @@ def wait_for_hand(page: Page) -> None:
     expect(page.locator('#middle [data-zone="middle"]').first).to_be_visible(timeout=WAIT_MS)
 
 
-def swap_by_clicks(page: Page) -> tuple[str, str]:
-    """Swap the first hand card for a middle card with two clicks; retries when a bot touched the
-    middle card first (the page then shows the server's reason). Returns (given, taken)."""
+def swap_by_clicks(page: Page, how: str = "clicks") -> tuple[str, str]:
+    """Swap the first hand card for a middle card with two clicks (or ``how="keys"``: Enter on
+    one, Space on the other; ``"drag"``: drag the hand card onto the middle card); retries when a
+    bot touched the middle card first (the page then shows the server's reason). Returns
+    (given, taken)."""
     for _ in range(8):
         hand, middle = cards(page, "hand"), cards(page, "middle")
         if len(hand) != 4 or not middle:
             page.wait_for_timeout(200)
             continue
         give, take = hand[0], middle[-1]
-        page.locator(f'[data-zone="hand"][data-card="{give}"]').click()
-        expect(page.locator(f'[data-zone="hand"][data-card="{give}"]')).to_have_attribute(
-            "aria-pressed", "true")
-        page.locator(f'[data-zone="middle"][data-card="{take}"]').click()
+        mine = page.locator(f'[data-zone="hand"][data-card="{give}"]')
+        theirs = page.locator(f'[data-zone="middle"][data-card="{take}"]')
+        if how == "drag":
+            mine.drag_to(theirs)
+        else:
+            if how == "keys":
+                mine.focus()
+                page.keyboard.press("Enter")
+            else:
+                mine.click()
+            expect(mine).to_have_attribute("aria-pressed", "true")
+            if how == "keys":
+                theirs.focus()
+                page.keyboard.press("Space")
+            else:
+                theirs.click()
         try:
             expect(page.locator(f'[data-zone="hand"][data-card="{take}"]')).to_have_count(
                 1, timeout=3000)
@@ -153,6 +169,11 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
     out = shots_dir(tmp_path)
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser) as page:
+        page.goto(srv.url + "/")
+        page.locator("#create-name").fill("Alice")
+        page.locator("#create-options summary").click()
+        expect(page.locator("#create-options-grid-word")).to_have_value("KEMPS")
+        page.screenshot(path=out / "home.png", full_page=True)
         code = create_room(page, srv.url, "Alice", target=1)
         start_with_bots_lobby = page.locator(".lseat")
         expect(start_with_bots_lobby).to_have_count(4)
@@ -262,6 +283,11 @@ def test_reload_keeps_the_seat(browser: Browser, tmp_path: Path) -> None:
         expect(page.locator(".seat.me .tags")).to_contain_text("you")
         stored = page.evaluate(f"() => JSON.parse(localStorage.getItem('kemps.seat.{code}'))")
         assert stored["seat"] == 0 and stored["token"]
+        # Swapping from the keyboard and by dragging, still seated after the reload.
+        give, take = swap_by_clicks(page, "keys")
+        assert take in cards(page, "hand") and give not in cards(page, "hand")
+        give, take = swap_by_clicks(page, "drag")
+        assert take in cards(page, "hand") and give not in cards(page, "hand")
 
         with new_page(browser) as visitor:
             visitor.goto(f"{srv.url}/room/{code}")
@@ -323,5 +349,10 @@ def test_restart_mid_hand_restores_the_table(browser: Browser, tmp_path: Path) -
             give, take = swap_by_clicks(page)
             assert take in middle and give in hand
             expect(page.locator(f'[data-zone="middle"][data-card="{give}"]')).to_have_count(1)
+            # A swap for a card that is no longer there is refused, and the page says why.
+            stale = next(c for c in middle if c not in cards(page, "middle"))
+            page.evaluate("([take, give]) => sendAction({type: 'swap', take: [take], give: [give]})",
+                          [stale, cards(page, "hand")[1]])
+            expect(page.locator("#toast")).to_contain_text("no longer in the middle")
     finally:
         page_cm.__exit__(None, None, None)

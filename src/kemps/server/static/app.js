@@ -388,6 +388,7 @@ function handleMessage(m) {
       render();
       break;
     case "update":
+      if (S.view && typeof m.version === "number" && m.version > S.view.version + 1) send({ type: "sync" });
       S.view = m.view;
       onEvents(m.events || []);
       render();
@@ -463,8 +464,8 @@ function onEvents(events) {
         break;
       case "called": {
         const what = callText(e);
-        setLast(e.seat, `calls ${what}!`);
-        bubble(e.seat, `${what}!`, "call");
+        setLast(e.seat, `called ${callText(e, true)}`);
+        bubble(e.seat, `${callText({ kind: e.kind })}!`, "call");
         S.result = S.result || { calls: [], scored: [] };
         S.result.calls.push({ ...e, text: what });
         logLine(`${who} calls ${what}!`, "call");
@@ -501,13 +502,13 @@ function onEvents(events) {
   }
 }
 
-function callText(e) {
+function callText(e, brief = false) {
   const r = S.view || rules();
   const cw = r.call_word || "Kemps", sw = r.stop_word || "Stop Kemps";
   const base = { kemps: cw, stop: sw, double_kemps: `Double ${cw}`, double_stop: `Double ${sw}` }[e.kind] || e.kind;
   if (e.kind === "kemps" || e.kind === "double_kemps") return base;
   if (e.on_seat !== null && e.on_seat !== undefined) return `${base} on ${nameOf(e.on_seat)}`;
-  if (e.on_pair !== null && e.on_pair !== undefined) return `${base} on ${pairName(e.on_pair)} (${pairMembers(e.on_pair)})`;
+  if (e.on_pair !== null && e.on_pair !== undefined) return `${base} on ${pairName(e.on_pair)}${brief ? "" : ` (${pairMembers(e.on_pair)})`}`;
   return base;
 }
 
@@ -519,7 +520,7 @@ function bubble(seat, text, kind) {
   b.className = `bubble show ${kind}`;
   plate.classList.remove("gesturing", "g-seen", "g-heard");
   void plate.offsetWidth; // restart the animation
-  plate.classList.add("gesturing", kind === "heard" ? "g-heard" : "g-seen");
+  if (kind === "seen" || kind === "heard") plate.classList.add("gesturing", kind === "heard" ? "g-heard" : "g-seen");
   clearTimeout(S.bubbleTimers[seat]);
   S.bubbleTimers[seat] = setTimeout(() => {
     b.className = "bubble"; b.textContent = "";
@@ -551,7 +552,7 @@ function seatPosNarrow(seat, bottom, n) {
   const k = (seat - bottom + n) % n;
   if (k === 0) return { x: 50, y: 92 };
   const a = Math.PI + ((k - 1) * Math.PI) / (n - 2);
-  return { x: 50 + 36 * Math.cos(a), y: 40 + 29 * Math.sin(a) };
+  return { x: 50 + 32 * Math.cos(a), y: 40 + 29 * Math.sin(a) };
 }
 const narrowQuery = window.matchMedia("(max-width: 600px)");
 narrowQuery.addEventListener("change", () => render());
@@ -579,10 +580,9 @@ function renderLobby() {
         box.append(h("button", { type: "button", class: "small", "aria-label": `Add a bot at seat ${seat.seat + 1}`,
           onclick: () => hostCall("POST", "bots", { seat: seat.seat, level: S.botLevels[0] }), text: "Add bot" }));
     } else {
-      box.append(h("div", { class: "lseat-name" }, seat.name,
-        mine ? " (you)" : "", seat.seat === room.host_seat ? " ★" : ""));
-      box.append(h("div", { class: "lseat-sub muted", text: seat.kind === "bot" ? `${seat.level} bot` :
-        seat.connected ? "here" : "away" }));
+      box.append(h("div", { class: "lseat-name" }, seat.name, mine ? " (you)" : ""));
+      box.append(h("div", { class: "lseat-sub muted", text: (seat.kind === "bot" ? `${seat.level} bot` :
+        seat.connected ? "here" : "away") + (seat.seat === room.host_seat ? " · host" : "") }));
       if (room.status === "lobby" && ((isHost() && !mine) || mine))
         box.append(h("button", { type: "button", class: "small", "aria-label": mine ? "Leave your seat" : `Remove ${seat.name} from seat ${seat.seat + 1}`,
           onclick: () => clearSeat(seat.seat), text: mine ? "Leave" : "Remove" }));
