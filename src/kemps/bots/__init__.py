@@ -1,6 +1,13 @@
-"""Bots: programs that play a seat through exactly the interface people use (views and events)."""
+"""Bots: programs that play a seat through exactly the interface people use (views and events).
+
+``make_bot(level, seat, rules, rng)`` builds a bot of a level; ``LEVELS`` names the levels, weakest
+first (``simple``, ``casual``, ``club``, ``sharp``); see :mod:`kemps.bots.levels`.
+"""
 
 from kemps.bots.base import Bot, Plan
+from kemps.bots.levels import LEVEL_NAMES, bot_factory, make_bot
 from kemps.bots.simple import SimpleBot
 
-__all__ = ["Bot", "Plan", "SimpleBot"]
+LEVELS = LEVEL_NAMES  # the level names, weakest first
+
+__all__ = ["LEVELS", "Bot", "Plan", "SimpleBot", "bot_factory", "make_bot"]
