@@ -228,6 +228,14 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         expect(page.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
         expect(page.locator("#match-end")).to_be_hidden()
 
+        # The history page lists the finished match with its ranking and a link to its record.
+        page.goto(srv.url + "/history")
+        row = page.locator("#matches tbody tr").first
+        expect(row).to_contain_text(code)
+        expect(row).to_contain_text("1st")
+        expect(row.get_by_role("link", name=re.compile("JSON"))).to_have_attribute(
+            "href", re.compile(r"^/api/history/\d+$"))
+
 
 def test_second_browser_joins_by_code_and_sees_gestures(browser: Browser,
                                                         tmp_path: Path) -> None:

@@ -552,6 +552,7 @@ function seatPosNarrow(seat, bottom, n) {
   const k = (seat - bottom + n) % n;
   if (k === 0) return { x: 50, y: 92 };
   const a = Math.PI + ((k - 1) * Math.PI) / (n - 2);
+  if (n > 4) return { x: 50 + 37 * Math.cos(a), y: 45 + 36 * Math.sin(a) };
   return { x: 50 + 32 * Math.cos(a), y: 40 + 29 * Math.sin(a) };
 }
 const narrowQuery = window.matchMedia("(max-width: 600px)");
@@ -651,6 +652,7 @@ function renderGame() {
   const narrow = narrowQuery.matches;
   if (seatsEl.dataset.layout !== `${n}:${bottom}:${narrow}`) {
     seatsEl.dataset.layout = `${n}:${bottom}:${narrow}`;
+    $("felt").classList.toggle("crowded", narrow && n > 4);
     seatsEl.innerHTML = "";
     for (let s = 0; s < n; s++) {
       const pos = narrow ? seatPosNarrow(s, bottom, n) : seatPos(s, bottom, n);
