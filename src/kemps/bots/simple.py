@@ -79,6 +79,7 @@ class SimpleBot:
         self.planned_swap: Swap | None = None
         self.planned_stall = False
         self.planned_noise = False
+        self.switched = False
         self._counted_hand: tuple[Card, ...] = ()
         self._rank_counts: dict[str, int] = {}
 
@@ -101,6 +102,8 @@ class SimpleBot:
         return self._rank_counts
 
     def _pick_target(self) -> None:
+        if self.switched:
+            return
         counts = self._counts()
         best = max(counts.values())
         if self.target is None or counts.get(self.target, 0) < best:
@@ -150,6 +153,7 @@ class SimpleBot:
                 self.middle[slot] = card
             if e.seat == self.seat:
                 self.planned_swap = None
+                self.switched = False
                 for took, gave in zip(e.took, e.gave):
                     self.hand[self.hand.index(gave)] = took
         elif isinstance(e, Gestured):
@@ -201,6 +205,7 @@ class SimpleBot:
             self.stall_pending = False
             self.agreed_stall = False
             self.recent = []
+            self.switched = False
             self.planned_swap = None
             self.planned_stall = False
             self._pick_target()
@@ -212,11 +217,21 @@ class SimpleBot:
             self._learn(e)
         elif isinstance(e, HandEnded):
             self.phase = "huddle"
+            if self.planned_noise:
+                # An idle gesture planned in this hand must not land in the next one, where it
+                # might be the pair's new signal and draw a wrong Kemps from the partner.
+                self.planned_noise = False
+                return [Plan(0.0, None, "gesture")]
         return []
 
     def _pick_target_excluding_current(self) -> None:
-        self.target = self.rng.choice(sorted(self._counts()))
+        # S0 "What to collect": switch when the rank has not shown after two sweeps. Take up a
+        # rank that is in the middle now, so that cards move (at a table that reshuffles the
+        # swept cards, bots that only ever wait for their own ranks could wait forever).
+        showing = sorted({c.rank for c in self.middle if c is not None})
+        self.target = self.rng.choice(showing or sorted(self._counts()))
         self.sweeps_without_target = 0
+        self.switched = True  # keep this rank until a card has moved
 
     def _learn(self, e: Revealed) -> None:
         """Public evidence: a hand shown holding four of a kind after a call. The gestures that
@@ -325,5 +340,5 @@ class SimpleBot:
     def _noise(self) -> list[Plan]:
         self.planned_noise = True
         options = [g for g in self.palette if g not in self.signals]
-        delay = self.rng.expovariate(1.0 / self.noise_every_s)
+        delay = 0.5 + self.rng.expovariate(1.0 / self.noise_every_s)  # never faster than a person
         return [Plan(delay, GestureAction(self.seat, self.rng.choice(options)), "gesture")]

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -40,45 +40,29 @@ from kemps.server.protocol import (
 )
 from kemps.server.room import Connection, Room, ServerError, bot_levels, error_for, new_code
 from kemps.server.settings import Settings
-from kemps.server.storage import Storage
+from kemps.server.storage import Storage, Writer
 
 STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("kemps.server")
 
 
 class Server:
-    """The rooms of one server process, its storage and the ordered writer that persists them."""
+    """The rooms of one server process, its storage and the batched, ordered writer."""
 
     def __init__(self, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
         self.clock = clock
         self.storage = Storage(settings.database_url)
+        self.writer = Writer(self.storage)
         self.rooms: dict[str, Room] = {}
-        self.queue: asyncio.Queue[Callable[[], Awaitable[Any]] | None] = asyncio.Queue()
-        self.writer: asyncio.Task[None] | None = None
-
-    def persist(self, job: Callable[[], Awaitable[Any]]) -> None:
-        """Queue a storage job; jobs run one at a time in the order queued."""
-        self.queue.put_nowait(job)
-
-    async def _write(self) -> None:
-        while True:
-            job = await self.queue.get()
-            if job is None:
-                return
-            try:
-                await job()
-            except Exception:  # a failed write must not stop the writer
-                log.exception("storage write failed")
 
     async def start(self) -> None:
         """Migrate the database, restore every unfinished room, start the writer."""
         await self.storage.start()
-        self.writer = asyncio.create_task(self._write())
+        self.writer.start()
         for row, entries in await self.storage.unfinished_rooms():
             try:
-                room = Room.restore(row, entries, self.settings, self.persist, self.storage,
-                                    self.clock)
+                room = Room.restore(row, entries, self.settings, self.writer, self.clock)
             except KempsError:
                 log.exception("could not restore room %s", row.get("code"))
                 continue
@@ -89,9 +73,7 @@ class Server:
         """Stop timers, write everything queued, close the database."""
         for room in self.rooms.values():
             room.close()
-        self.queue.put_nowait(None)
-        if self.writer is not None:
-            await self.writer
+        await self.writer.stop()
         await self.storage.close()
 
     def room(self, code: str) -> Room:
@@ -106,7 +88,7 @@ class Server:
         code = new_code()
         while code in self.rooms:
             code = new_code()
-        room = Room(code, rules, self.settings, self.persist, self.storage, self.clock)
+        room = Room(code, rules, self.settings, self.writer, self.clock)
         self.rooms[code] = room
         return room
 

@@ -28,5 +28,7 @@ def register(app: typer.Typer) -> None:
         settings = Settings.from_env(host=host, port=port, database_url=database_url)
         typer.echo(f"kemps server on http://{settings.host}:{settings.port}/  (database: "
                    f"{settings.database_url}; stop with Ctrl+C)")
+        # No per-message compression: table updates are small, and deflating every frame costs
+        # more latency (on both ends) than it saves on the wire.
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                    log_level="warning", ws="websockets-sansio")
+                    log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False)

@@ -33,6 +33,7 @@ from kemps.record import Recorder, match_summary
 from kemps.rules import RuleSet
 from kemps.server.protocol import PROTOCOL_VERSION, error_message
 from kemps.server.settings import Settings
+from kemps.server.storage import Writer
 from kemps.views import events_for, view_for
 
 MIN_BOT_GAP_S: Final = 0.25  # a bot's seat never acts twice within this many seconds
@@ -139,23 +140,19 @@ class Connection:
             await self.send(text)
 
 
-Persist = Callable[[Callable[[], Awaitable[Any]]], None]
-
-
 class Room:
     """A room's lobby and its authoritative table.
 
     ``clock`` gives wall-clock seconds (``time.time`` by default); the table's time is
-    ``clock() - epoch``. ``persist`` queues a storage coroutine; the server runs them in order.
+    ``clock() - epoch``. ``writer`` queues what must be stored (:class:`storage.Writer`).
     """
 
-    def __init__(self, code: str, rules: RuleSet, settings: Settings, persist: Persist,
-                 storage: Any, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, code: str, rules: RuleSet, settings: Settings, writer: Writer,
+                 clock: Callable[[], float] = time.time) -> None:
         self.code = code
         self.rules = rules
         self.settings = settings
-        self.persist = persist
-        self.storage = storage
+        self.writer = writer
         self.clock = clock
         self.seats = [Seat() for _ in range(rules.players)]
         self.host_seat = 0
@@ -349,6 +346,7 @@ class Room:
         for seat, bot in self.bots.items():
             self._schedule_plans(seat, bot.on_view(view_for(self.recorder.table, seat), now))
         self._schedule_deal()
+        self.broadcast_room()
 
     def _make_bots(self) -> None:
         self.bots = {}
@@ -454,11 +452,12 @@ class Room:
         table = self.recorder.table
         cache: dict[int | None, str] = {}
         pairs = self.rules.pairs
+        stamp = self.clock()
         for c in self.conns:
             text = cache.get(c.seat)
             if text is None:
                 text = json.dumps({
-                    "type": "update", "version": table.version,
+                    "type": "update", "version": table.version, "server_time": stamp,
                     "events": [event_to_dict(e) for e in events_for(events, c.seat, pairs)],
                     "view": view_for(table, c.seat).to_dict()})
                 cache[c.seat] = text
@@ -489,17 +488,15 @@ class Room:
         rec.record.end = self.now()
         summary = match_summary(rec.table, [])
         summary["hands"] = self._hand_results()
-        code, match_no = self.code, self.match_no
-        record = rec.record.to_dict()
-        names = list(rec.table.names)
 
-        async def save() -> None:
-            self.last_match_id = await self.storage.save_match(
-                code, match_no, self.rules.to_dict(), names, summary, record)
+        def saved(match_id: int) -> None:
+            self.last_match_id = match_id
             self.broadcast_room()
 
         self._save_room()
-        self.persist(save)
+        self.writer.match({"room_code": self.code, "match_no": self.match_no,
+                           "rules": self.rules.to_dict(), "names": list(rec.table.names),
+                           "summary": summary, "record": rec.record.to_dict()}, saved)
         self.broadcast_room()
 
     def _hand_results(self) -> list[dict[str, Any]]:
@@ -554,31 +551,20 @@ class Room:
                 "epoch": self.epoch}
 
     def _save_room(self) -> None:
-        row = self.row()
-
-        async def save() -> None:
-            await self.storage.save_room(row)
-
-        self.persist(save)
+        self.writer.room(self.row())
 
     def _record(self, kind: str, t: float, payload: dict[str, Any] | None) -> None:
-        seq = self.seq
+        self.writer.entry(self.code, self.match_no, self.seq, t, kind, payload)
         self.seq += 1
-        code, match_no = self.code, self.match_no
-
-        async def save() -> None:
-            await self.storage.append_entries(code, match_no, [(seq, t, kind, payload)])
-
-        self.persist(save)
 
     @classmethod
     def restore(cls, row: dict[str, Any], entries: list[Any], settings: Settings,
-                persist: Persist, storage: Any, clock: Callable[[], float] = time.time) -> Room:
+                writer: Writer, clock: Callable[[], float] = time.time) -> Room:
         """Rebuild a room from storage exactly as it was: the lobby, and the table by replaying the
         match's recorded steps. The table clock resumes where it stopped (time while the server was
         down does not count, so no countdown runs out in the meantime)."""
         rules = RuleSet.from_dict(row["rules"])
-        room = cls(row["code"], rules, settings, persist, storage, clock)
+        room = cls(row["code"], rules, settings, writer, clock)
         room.created_at = row["created_at"]
         room.seats = [Seat(name=s.get("name", ""), kind=s.get("kind", "open"),
                            level=s.get("level"), token_hash=s.get("token_hash"))
@@ -616,6 +602,7 @@ class Room:
         if table.phase == "huddle":
             self._schedule_deal()
         self._reschedule_timer()
+        self.broadcast_room()
 
     def close(self) -> None:
         """Cancel every timer (server shutdown)."""

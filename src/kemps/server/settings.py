@@ -2,7 +2,8 @@
 
 ``KEMPS_DATABASE_URL`` (default ``sqlite+aiosqlite:///kemps.sqlite``, a file in the working folder;
 ``postgresql+asyncpg://...`` for PostgreSQL), ``KEMPS_HOST`` (``127.0.0.1``), ``KEMPS_PORT``
-(``8000``).
+(``8000``), ``KEMPS_HUDDLE_S`` (45: seconds between hands unless everyone is ready),
+``KEMPS_BOT_HUDDLE_S`` (3: once everyone is ready).
 """
 
 from __future__ import annotations
@@ -39,5 +40,8 @@ class Settings:
             "host": os.environ.get("KEMPS_HOST", DEFAULT_HOST),
             "port": int(os.environ.get("KEMPS_PORT", str(DEFAULT_PORT))),
         }
+        for key, env in (("huddle_s", "KEMPS_HUDDLE_S"), ("bot_huddle_s", "KEMPS_BOT_HUDDLE_S")):
+            if env in os.environ:
+                values[key] = float(os.environ[env])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -9,18 +9,21 @@ matches: rules, pairs, per-hand results, letters, ranking and the full record). 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, Float, Integer, String, UniqueConstraint, delete, select
+from sqlalchemy import JSON, Float, Integer, String, UniqueConstraint, delete, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+log = logging.getLogger("kemps.server")
 
 
 class Base(DeclarativeBase):
@@ -106,6 +109,28 @@ class Storage:
                 for key, value in row.items():
                     setattr(existing, key, value)
 
+    async def write_batch(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
+                          matches: list[dict[str, Any]]) -> list[int]:
+        """Write rooms (insert or update), record entries and finished matches in one
+        transaction, in that order; returns the new matches' ids."""
+        ids: list[int] = []
+        async with self.sessions.begin() as s:
+            for row in rooms:
+                existing = await s.get(RoomRow, row["code"])
+                if existing is None:
+                    s.add(RoomRow(**row))
+                else:
+                    for key, value in row.items():
+                        setattr(existing, key, value)
+            if entries:
+                await s.execute(insert(EntryRow), entries)
+            for m in matches:
+                match = MatchRow(finished_at=time.time(), **m)
+                s.add(match)
+                await s.flush()
+                ids.append(match.id)
+        return ids
+
     async def append_entries(self, code: str, match_no: int,
                              entries: list[tuple[int, float, str, dict[str, Any] | None]]) -> None:
         """Append record steps ``(seq, t, kind, payload)`` of a room's current match."""
@@ -149,7 +174,7 @@ class Storage:
             rows = (await s.execute(select(MatchRow).order_by(MatchRow.id.desc()).limit(limit))
                     ).scalars()
             return [{"id": r.id, "room": r.room_code, "match_no": r.match_no,
-                     "finished_at": r.finished_at, "rules": r.rules.get("name"),
+                     "finished_at": r.finished_at, "rules": r.rules,
                      "names": r.names, "summary": r.summary} for r in rows]
 
     async def match(self, match_id: int) -> dict[str, Any] | None:
@@ -161,3 +186,69 @@ class Storage:
             return {"id": r.id, "room": r.room_code, "match_no": r.match_no,
                     "finished_at": r.finished_at, "rules": r.rules, "names": r.names,
                     "summary": r.summary, "record": r.record}
+
+
+class Writer:
+    """Writes what the rooms produce, in order, in batches: everything queued within ``window_s``
+    seconds goes to the database in one transaction. A room queues without waiting (its step stays
+    synchronous); ``stop()`` writes what is left. A crash can lose at most the last window."""
+
+    def __init__(self, storage: Storage, window_s: float = 0.05) -> None:
+        self.storage = storage
+        self.window_s = window_s
+        self.rooms: dict[str, dict[str, Any]] = {}
+        self.entries: list[dict[str, Any]] = []
+        self.matches: list[tuple[dict[str, Any], Any]] = []
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._task: asyncio.Task[None] | None = None
+
+    def room(self, row: dict[str, Any]) -> None:
+        """Queue a room's newest state (a later one replaces an earlier, unwritten one)."""
+        self.rooms[row["code"]] = row
+        self._wake.set()
+
+    def entry(self, code: str, match_no: int, seq: int, t: float, kind: str,
+              payload: dict[str, Any] | None) -> None:
+        """Queue one step of a room's record."""
+        self.entries.append({"room_code": code, "match_no": match_no, "seq": seq, "t": t,
+                             "kind": kind, "payload": payload})
+        self._wake.set()
+
+    def match(self, row: dict[str, Any], saved: Any) -> None:
+        """Queue a finished match; ``saved(id)`` is called once it is written."""
+        self.matches.append((row, saved))
+        self._wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            await self._wake.wait()
+            self._wake.clear()
+            if not self._stopping:
+                await asyncio.sleep(self.window_s)
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write everything queued now."""
+        rooms, entries, matches = list(self.rooms.values()), self.entries, self.matches
+        self.rooms, self.entries, self.matches = {}, [], []
+        if not (rooms or entries or matches):
+            return
+        try:
+            ids = await self.storage.write_batch(rooms, entries, [m for m, _ in matches])
+        except Exception:
+            log.exception("storage write failed; %d entries lost", len(entries))
+            return
+        for (_, saved), match_id in zip(matches, ids):
+            saved(match_id)
+
+    async def stop(self) -> None:
+        """Write what is left and stop."""
+        self._stopping = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+        await self.flush()
