@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from kemps import bots
 from kemps.actions import Action, Deal, RuleTableTalk, action_from_dict, action_to_dict
 from kemps.bots.base import Bot, Plan
 from kemps.cards import shuffled_pack
@@ -38,7 +39,6 @@ from kemps.views import events_for, view_for
 
 MIN_BOT_GAP_S: Final = 0.25  # a bot's seat never acts twice within this many seconds
 OUTBOX_LIMIT: Final = 1000  # messages queued for one client before it is cut off as too slow
-BOT_LEVELS: Final = ("simple",)
 CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no I/O/0/1 to misread
 
 
@@ -61,35 +61,20 @@ def token_hash(token: str) -> str:
 
 
 def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random) -> Bot:
-    """A bot of ``level`` for ``seat`` (levels: :data:`BOT_LEVELS` and any the bots package adds).
+    """A bot of ``level`` (one of :func:`bot_levels`) for ``seat``.
 
     Raises:
         ServerError: ``unknown_level``.
     """
     try:
-        from kemps.bots import make_bot as package_make_bot  # type: ignore[attr-defined]
-    except ImportError:
-        package_make_bot = None
-    if package_make_bot is not None:
-        try:
-            bot: Bot = package_make_bot(level, seat, rules, rng)
-            return bot
-        except KempsError as err:
-            raise ServerError("unknown_level", err.message) from None
-    if level != "simple":
-        raise ServerError("unknown_level", f"There is no bot level {level!r}.")
-    from kemps.bots.simple import SimpleBot
-
-    return SimpleBot(seat, rules, rng)
+        return bots.make_bot(level, seat, rules, rng)
+    except KempsError as err:
+        raise ServerError("unknown_level", err.message) from None
 
 
 def bot_levels() -> tuple[str, ...]:
-    """The bot levels this build offers."""
-    try:
-        from kemps.bots import LEVELS  # type: ignore[attr-defined]
-    except ImportError:
-        return BOT_LEVELS
-    return tuple(LEVELS)
+    """The bot levels this build offers, weakest first."""
+    return tuple(bots.LEVELS)
 
 
 @dataclass

@@ -158,6 +158,11 @@ async function boot() {
   try {
     const p = await api("GET", "/api/presets");
     S.presets = p.presets; S.gestures = p.gestures; S.botLevels = p.bot_levels || ["simple"];
+    const levelSelect = $("bot-level");
+    if (levelSelect && !levelSelect.options.length) {
+      for (const level of S.botLevels) levelSelect.append(new Option(level, level));
+      levelSelect.value = S.botLevels.includes("club") ? "club" : S.botLevels[0];
+    }
   } catch (e) { toast(`Could not reach the server: ${e.message}`); }
   wireStatic();
   const m = location.pathname.match(/^\/room\/([A-Za-z0-9]+)/);
@@ -271,7 +276,7 @@ function wireStatic() {
     catch { toast(`Share this link: ${link}`, "info"); }
   });
   $("lobby-name").addEventListener("change", () => localStorage.setItem("kemps.name", $("lobby-name").value.trim()));
-  $("fill-bots").addEventListener("click", () => hostCall("POST", "bots", { fill: true, level: S.botLevels[0] }));
+  $("fill-bots").addEventListener("click", () => hostCall("POST", "bots", { fill: true, level: botLevel() }));
   $("start-match").addEventListener("click", () => hostCall("POST", "start"));
   $("rematch").addEventListener("click", () => hostCall("POST", "start"));
   $("lobby-preset").addEventListener("change", () => putRules({ preset: $("lobby-preset").value, pairs: rules().pairs }));
@@ -579,7 +584,7 @@ function renderLobby() {
           onclick: () => takeSeat(seat.seat), text: "Sit here" }));
       if (isHost() && room.status === "lobby")
         box.append(h("button", { type: "button", class: "small", "aria-label": `Add a bot at seat ${seat.seat + 1}`,
-          onclick: () => hostCall("POST", "bots", { seat: seat.seat, level: S.botLevels[0] }), text: "Add bot" }));
+          onclick: () => hostCall("POST", "bots", { seat: seat.seat, level: botLevel() }), text: "Add bot" }));
     } else {
       box.append(h("div", { class: "lseat-name" }, seat.name, mine ? " (you)" : ""));
       box.append(h("div", { class: "lseat-sub muted", text: (seat.kind === "bot" ? `${seat.level} bot` :
@@ -1076,3 +1081,9 @@ function renderMatchEnd() {
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
 else boot();
+
+
+function botLevel() {
+  const select = document.getElementById("bot-level");
+  return (select && select.value) || S.botLevels[0];
+}
