@@ -55,6 +55,20 @@ class Server:
         self.storage = Storage(settings.database_url)
         self.writer = Writer(self.storage)
         self.rooms: dict[str, Room] = {}
+        # Called with (room, summary) whenever a room's match ends (e.g. the tournament desk).
+        self.finish_listeners: list[Callable[[Room, dict[str, Any]], None]] = []
+
+    def _finished(self, room: Room, summary: dict[str, Any]) -> None:
+        for listener in self.finish_listeners:
+            try:
+                listener(room, summary)
+            except Exception:  # a listener's failure must not break the table
+                log.exception("finish listener failed for room %s", room.code)
+
+    def _adopt(self, room: Room) -> Room:
+        room.on_finished = self._finished
+        self.rooms[room.code] = room
+        return room
 
     async def start(self) -> None:
         """Migrate the database, restore every unfinished room, start the writer."""
@@ -66,8 +80,7 @@ class Server:
             except KempsError:
                 log.exception("could not restore room %s", row.get("code"))
                 continue
-            self.rooms[room.code] = room
-            room.resume()
+            self._adopt(room).resume()
 
     async def stop(self) -> None:
         """Stop timers, write everything queued, close the database."""
@@ -88,9 +101,7 @@ class Server:
         code = new_code()
         while code in self.rooms:
             code = new_code()
-        room = Room(code, rules, self.settings, self.writer, self.clock)
-        self.rooms[code] = room
-        return room
+        return self._adopt(Room(code, rules, self.settings, self.writer, self.clock))
 
 
 class RulesBody(BaseModel):

@@ -159,6 +159,9 @@ class Room:
         self._plans: dict[tuple[int, str], tuple[int, asyncio.TimerHandle]] = {}
         self._bot_last: dict[int, float] = {}
         self._generation = 0
+        # Called with (room, summary) when a match ends; the server fans it out to listeners
+        # such as the tournament desk (a tournament match played online reports by itself).
+        self.on_finished: Callable[[Room, dict[str, Any]], None] | None = None
 
     # == clock =====================================================================================
     def now(self) -> float:
@@ -483,6 +486,8 @@ class Room:
                            "rules": self.rules.to_dict(), "names": list(rec.table.names),
                            "summary": summary, "record": rec.record.to_dict()}, saved)
         self.broadcast_room()
+        if self.on_finished is not None:
+            self.on_finished(self, summary)
 
     def _hand_results(self) -> list[dict[str, Any]]:
         assert self.recorder is not None
