@@ -79,3 +79,15 @@ def test_python_dash_m_kemps() -> None:
     result = subprocess.run([sys.executable, "-m", "kemps", "--version"], capture_output=True,
                             text=True, timeout=60, check=False)
     assert result.returncode == 0 and result.stdout.startswith("kemps ")
+
+
+def test_write_section_keeps_the_other_sections(tmp_path: Path) -> None:
+    from kemps.cli import write_section
+
+    doc = tmp_path / "bench.md"
+    write_section(doc, "engine", "# Engine\nfast")
+    write_section(doc, "server", "## Server\np99 3 ms")
+    write_section(doc, "engine", "# Engine\nfaster")
+    text = doc.read_text()
+    assert "faster" in text and "fast\n" not in text and "p99 3 ms" in text
+    assert text.index("Engine") < text.index("Server")

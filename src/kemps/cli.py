@@ -315,10 +315,28 @@ def bench(out: Annotated[Path, typer.Option(help="Where to write the figures.")]
     from kemps.bench import run_benchmarks
 
     text = run_benchmarks(quick=quick)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    write_section(out, "engine", text)
     console.print(text, highlight=False)
     console.print(f"Written to {out}.")
+
+
+def write_section(path: Path, name: str, text: str) -> None:
+    """Put ``text`` between ``<!-- name -->`` and ``<!-- /name -->`` in ``path`` (creating the file
+    or the section), leaving the other sections (engine, server, bots) as they are."""
+    import re
+
+    begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    block = f"{begin}\n{text.rstrip()}\n{end}\n"
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end) + "\n?", re.S)
+    if pattern.search(old):
+        new = pattern.sub(lambda _: block, old)
+    elif begin not in old and old.strip() and "<!-- " not in old:
+        new = block  # an old file written before sections existed: replace it
+    else:
+        new = (old.rstrip() + "\n\n" if old.strip() else "") + block
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new, encoding="utf-8")
 
 
 # Commands that live in their own modules register themselves here: each module named below, if it

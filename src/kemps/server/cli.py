@@ -8,7 +8,8 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` to the ``kemps`` command."""
+    """Add ``serve`` and ``bench-server`` to the ``kemps`` command."""
+    register_bench(app)
 
     @app.command()
     def serve(host: Annotated[str | None, typer.Option(help="Address to listen on "
@@ -32,3 +33,29 @@ def register(app: typer.Typer) -> None:
         # more latency (on both ends) than it saves on the wire.
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
                     log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False)
+
+
+def register_bench(app: typer.Typer) -> None:
+    """Add ``bench-server`` to the ``kemps`` command."""
+
+    @app.command("bench-server")
+    def bench_server(
+            out: Annotated[str, typer.Option(help="Markdown file to write the figures into "
+                                             "(its 'server' section).")] = "docs/benchmarks.md",
+            steps: Annotated[str, typer.Option(help="Player counts to try, comma separated "
+                                               "(multiples of 4).")] = "100,250,500,1000,1500,2000",
+            seconds: Annotated[float, typer.Option(help="Measured seconds per step.")] = 20.0,
+    ) -> None:
+        """Load the table server over real WebSockets with human-paced players and measure update
+        latency (p50, p99) per player count; stops at the first count that misses p99 <= 20 ms."""
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.loadtest import report, run_server_benchmark
+
+        counts = tuple(int(x) for x in steps.split(",") if x.strip())
+        results = run_server_benchmark(counts, seconds)
+        text = report(results)
+        write_section(Path(out), "server", text)
+        console.print(text, highlight=False)
+        console.print(f"Written to {out}.")

@@ -1,0 +1,16 @@
+"""The server load benchmark runs end to end (tiny sizes; the figures are not checked here: speed
+targets live in docs/benchmarks.md, written by ``kemps bench-server``)."""
+
+from __future__ import annotations
+
+from kemps.server.loadtest import report, run_server_benchmark
+
+
+def test_a_tiny_load_step_measures_latencies() -> None:
+    results = run_server_benchmark(steps=(8,), seconds=3.0, stop_after_miss=False)
+    assert len(results) == 1
+    r = results[0]
+    assert r.players == 8 and r.updates > 0 and r.actions > 0
+    assert 0 < r.p50_ms <= r.p99_ms <= r.max_ms
+    text = report(results)
+    assert "| 8 |" in text and "p99" in text
