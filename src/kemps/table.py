@@ -786,7 +786,9 @@ class Table:
         (S0 "the others are ranked by their letters"); a table-talk loser ranks last."""
         events: list[Event] = []
         if self.phase in ("dealt", "play"):
+            # The match ends inside a hand: that hand ends too, and counts as decided.
             self.phase = "over"
+            self.decided_hands += 1
             events.append(HandEnded(t, self.hand_no, "table_talk" if loser is not None
                                     else "call", True))
         self.phase = "over"
