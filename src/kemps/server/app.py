@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kemps.errors import KempsError, Rejected
 from kemps.gestures import PALETTE
 from kemps.rules import PRESETS, RuleSet, find_preset, preset_names
+from kemps.server import desk
 from kemps.server.protocol import (
     PROTOCOL_VERSION,
     ActionMessage,
@@ -175,6 +176,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         return JSONResponse(err.to_dict(), status_code=status)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.include_router(desk.router)  # the scorekeeper and the tournament desk (/score, /tournament)
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:

@@ -1,0 +1,578 @@
+"""The scorekeeper and the tournament desk on the server: pages and a JSON API under ``/api/desk``.
+
+Pages: ``GET /score`` (``?sheet=ID`` opens a stored scoresheet) and ``GET /tournament``
+(``?id=ID``). The API (bodies and answers are JSON; every refusal is ``{"code", "message"}`` with
+status 400, or 404 for an unknown id, 409 for a state conflict):
+
+Scoresheets (docs/scoresheet.md; a *sheet view* is ``{"id", "created_at", "updated_at", "title",
+"tournament_id", "match_id", "sheet", "summary", "history", "pairs", "rules"}``):
+
+* ``POST /api/desk/sheets`` -- create from a scoresheet object (``{"title", "preset", "options",
+  "pairs": [["Alice", "Cara"], {"name": "Sharks", "players": [...]}], "hands": [...]}``; ``hands``
+  may be left out). ``POST /api/desk/sheets/import`` is the same (an exported sheet's ``result``
+  is ignored and worked out again). Answers 201 with the sheet view.
+* ``GET /api/desk/sheets`` -- ``{"sheets": [{"id", "title", "pairs", "hands", "over",
+  "updated_at", "tournament_id", "match_id"}]}``; ``GET /api/desk/sheets/{id}`` -- the view.
+* ``POST /api/desk/sheets/{id}/hands`` -- record one hand (body: the scoresheet hand, e.g.
+  ``{"call": "kemps", "by": "Alice", "right": true}``); the view plus ``"last"`` (the scored hand).
+* ``POST /api/desk/sheets/{id}/undo``; ``PUT /api/desk/sheets/{id}/hands/{n}`` (body: a hand);
+  ``DELETE /api/desk/sheets/{id}/hands/{n}`` -- the view.
+* ``GET /api/desk/sheets/{id}/export.csv`` and ``export.json`` -- downloads.
+
+Tournaments (docs/tournament.md; a *tournament view* is ``{"id", "created_at", "updated_at",
+"tournament": Tournament.to_dict(), "rooms": [link...], "sheets": [{"id", "match_id", "over"}]}``):
+
+* ``POST /api/desk/tournaments`` -- ``{"name", "teams": ["Alice & Cara", "Sharks: Ben & Dev",
+  {"name", "players"}], "tables", "letters", "fake_signals", "go_start", "one_card", "seed"}``
+  (only ``teams`` is required); 201 with the view.
+* ``GET /api/desk/tournaments`` (list) and ``GET /api/desk/tournaments/{id}`` (the view; a room
+  whose result finished while nobody listened is caught up here).
+* ``PUT /api/desk/tournaments/{id}/settings`` -- ``{"letters", "fake_signals", "go_start",
+  "one_card"}`` before match one.
+* ``POST /api/desk/tournaments/{id}/matches/{match}/result`` -- ``{"letters": [home, away] or
+  {team: n}, "loser": team (table talk only), "replace": false}`` or ``{"sheet": SHEET_ID}``.
+* ``POST /api/desk/tournaments/{id}/withdraw`` -- ``{"team": name or player}``; the view plus
+  ``"forfeited"`` (match ids).
+* ``POST /api/desk/tournaments/{id}/matches/{match}/sheet`` -- a new scoresheet for the match,
+  linked to it (201, the sheet view).
+* ``POST /api/desk/tournaments/{id}/matches/{match}/room`` -- "play online": a room under the
+  match's rules, linked to the match (the home team plays as pair 1, seats 1 and 3; the away team
+  as pair 2). When that room's match ends its letters are recorded by themselves (one finish
+  listener per server). Answers ``{"code", "url", "link", "home", "away"}``.
+
+Error codes besides the scorekeeper's and the desk's own (docs/): ``bad_request`` (a body that is
+not the right JSON), ``no_such_sheet`` / ``no_such_tournament`` (404), ``match_decided`` (409: a
+room for a match that already has a result), ``not_a_tournament_sheet``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import FileResponse, Response
+
+from kemps.errors import KempsError, ScoreError
+from kemps.scorekeeper import Match, from_sheet, to_csv, to_json, to_sheet
+from kemps.server import desk_storage as db
+from kemps.server.room import Room, ServerError
+from kemps.tournament import Team, Tournament, parse_team
+
+log = logging.getLogger("kemps.server")
+STATIC = Path(__file__).resolve().parent / "static"
+PREFIX = "/api/desk"
+_TOURNAMENT_KEYS = ("name", "teams", "tables", "letters", "fake_signals", "go_start", "one_card",
+                    "seed")
+_SETTING_KEYS = ("letters", "fake_signals", "go_start", "one_card")
+
+
+class Desk:
+    """The desk's per-server state: one lock for its writes, and the finish listener (this object
+    is the listener: ``desk(room, summary)``)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.lock = asyncio.Lock()
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def storage(self) -> Any:
+        return self.server.storage
+
+    def __call__(self, room: Room, summary: dict[str, Any]) -> None:
+        """A room's match ended: if it plays a tournament match, record its letters (in a task)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: the next look at the tournament catches up
+            return
+        task = loop.create_task(self.room_finished(room.code, summary))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def room_finished(self, code: str, summary: dict[str, Any]) -> None:
+        """Record a linked room's result into its tournament (refusals are kept on the link)."""
+        try:
+            link = await db.room_link(self.storage, code)
+            if link is not None and link["status"] == "playing":
+                await self.take_room_result(link, summary)
+        except Exception:  # never break the server for the desk
+            log.exception("could not record room %s into its tournament", code)
+
+    async def take_room_result(self, link: dict[str, Any], summary: dict[str, Any]) -> None:
+        outcome: dict[str, Any] = {}
+
+        def change(state: dict[str, Any]) -> dict[str, Any]:
+            t = Tournament.from_dict(state)
+            letters, loser = room_letters(t, link["match_id"], summary)
+            t.record(link["match_id"], letters, loser=loser)
+            outcome.update(letters=list(letters), loser=loser)
+            return t.to_dict()
+
+        async with self.lock:
+            fresh = await db.room_link(self.storage, link["room_code"])
+            if fresh is None or fresh["status"] != "playing":
+                return
+            try:
+                await db.change_tournament(self.storage, link["tournament_id"], change)
+            except KempsError as err:
+                await db.settle_room(self.storage, link["room_code"], "refused", err.to_dict())
+                return
+            await db.settle_room(self.storage, link["room_code"], "recorded", outcome)
+
+    async def catch_up(self, tournament_id: int) -> None:
+        """Take results of linked rooms that finished while no listener heard them."""
+        for link in await db.rooms_of_tournament(self.storage, tournament_id):
+            if link["status"] != "playing":
+                continue
+            room = self.server.rooms.get(link["room_code"])
+            if room is not None and room.status != "finished":
+                continue
+            summary = await db.first_finished_match(self.storage, link["room_code"])
+            if summary is not None and summary.get("over"):
+                await self.take_room_result(link, summary)
+
+
+def install(app: FastAPI) -> Desk:
+    """The app's :class:`Desk`, made and registered as a finish listener once (idempotent)."""
+    desk: Desk | None = getattr(app.state, "desk", None)
+    server = app.state.server
+    if desk is None:
+        desk = Desk(server)
+        app.state.desk = desk
+    if not any(isinstance(x, Desk) for x in server.finish_listeners):
+        server.finish_listeners.append(desk)
+    return desk
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    desk = install(app)
+    yield
+    for task in list(desk.tasks):
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 5)
+
+
+def _desk(request: Request) -> Desk:
+    return install(request.app)
+
+
+DeskDep = Annotated[Desk, Depends(_desk)]
+router = APIRouter(lifespan=_lifespan)
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+async def _body(request: Request) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ServerError("bad_request", "The body is not valid JSON.") from None
+
+
+def _object(data: Any, what: str, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ServerError("bad_request", f"{what} is a JSON object.")
+    if keys is not None:
+        unknown = [k for k in data if k not in keys]
+        if unknown:
+            raise ServerError("bad_request", f"{what} has no field {unknown[0]!r}; it has "
+                              f"{', '.join(keys)}.")
+    return dict(data)
+
+
+def _no_sheet(sheet_id: int) -> ServerError:
+    return ServerError("no_such_sheet", f"There is no scoresheet {sheet_id}.", 404)
+
+
+def _no_tournament(tournament_id: int) -> ServerError:
+    return ServerError("no_such_tournament", f"There is no tournament {tournament_id}.", 404)
+
+
+def sheet_view(row: dict[str, Any], match: Match) -> dict[str, Any]:
+    """The answer about one scoresheet: the stored row, the sheet, the standings (``summary``),
+    every hand scored (``history``), the pairs and the full rules."""
+    return {"id": row["id"], "created_at": row["created_at"], "updated_at": row["updated_at"],
+            "title": match.title, "tournament_id": row.get("tournament_id"),
+            "match_id": row.get("match_id"), "sheet": to_sheet(match),
+            "summary": match.summary(), "history": [h.to_dict() for h in match.history],
+            "pairs": [{"name": p.name, "players": list(p.players)} for p in match.pairs],
+            "rules": match.rules.to_dict()}
+
+
+def room_letters(t: Tournament, match_id: str, summary: Mapping[str, Any]
+                 ) -> tuple[tuple[int, int], int | None]:
+    """Per-team letters (home, away) and the table-talk loser side from a room's match summary.
+
+    The room's pairs are matched to the match's teams by their players' names; where the names do
+    not tell (people sat under other names), pair 0 is the home team and pair 1 the away team.
+
+    Raises:
+        ScoreError: ``bad_result`` for a summary that is not a finished two-pair match.
+    """
+    m = t.match(match_id)
+    pairs = summary.get("pairs")
+    if not isinstance(pairs, list) or len(pairs) != 2 or not summary.get("over"):
+        raise ScoreError("bad_result", f"The room for match {m.id} did not finish a match of two "
+                         "pairs.")
+    teams = [t.teams[i] for i in m.teams]
+    side_of: dict[int, int] = {}
+    for p in pairs:
+        names = {str(n).strip().lower() for n in p.get("players", [])}
+        hits = [k for k, team in enumerate(teams) if names == {x.lower() for x in team.players}]
+        if len(hits) == 1:
+            side_of[int(p["pair"])] = hits[0]
+    if sorted(side_of) != [0, 1] or sorted(side_of.values()) != [0, 1]:
+        side_of = {0: 0, 1: 1}
+    letters = [0, 0]
+    for p in pairs:
+        letters[side_of[int(p["pair"])]] = int(p["score"])
+    loser = None
+    for hand in summary.get("hands", []) or []:
+        if isinstance(hand, Mapping) and hand.get("table_talk") is not None:
+            loser = side_of.get(int(hand["table_talk"]))
+    return (letters[0], letters[1]), loser
+
+
+def _team(item: Any) -> Team | str:
+    if isinstance(item, str):
+        return parse_team(item)
+    if isinstance(item, Mapping):
+        players = item.get("players")
+        name = item.get("name")
+        if (not isinstance(players, list) or len(players) != 2
+                or not all(isinstance(p, str) and p.strip() for p in players)):
+            raise ScoreError("bad_team", "A team is {\"name\": ..., \"players\": [two names]}.")
+        a, b = (p.strip() for p in players)
+        if name is not None and not isinstance(name, str):
+            raise ScoreError("bad_team", "A team's name is a text.")
+        return Team((name or "").strip() or f"{a} & {b}", (a, b))
+    raise ScoreError("bad_team", "A team is written 'Alice & Cara' or 'Sharks: Alice & Cara'.")
+
+
+async def _tournament_view(desk: Desk, row: dict[str, Any]) -> dict[str, Any]:
+    links = await db.rooms_of_tournament(desk.storage, row["id"])
+    sheets = []
+    for s in await db.sheets_of_tournament(desk.storage, row["id"]):
+        try:
+            over = from_sheet(s["sheet"]).over
+        except KempsError:
+            over = False
+        sheets.append({"id": s["id"], "match_id": s["match_id"], "over": over})
+    return {"id": row["id"], "created_at": row["created_at"], "updated_at": row["updated_at"],
+            "tournament": row["state"], "rooms": links, "sheets": sheets}
+
+
+async def _load_tournament(desk: Desk, tournament_id: int) -> tuple[dict[str, Any], Tournament]:
+    row = await db.get_tournament(desk.storage, tournament_id)
+    if row is None:
+        raise _no_tournament(tournament_id)
+    return row, Tournament.from_dict(row["state"])
+
+
+# -- pages ------------------------------------------------------------------------------------------
+def _static(name: str) -> FileResponse:
+    return FileResponse(STATIC / name)
+
+
+@router.get("/score", include_in_schema=False)
+async def score_page() -> FileResponse:
+    """The scorekeeper page."""
+    return _static("score.html")
+
+
+@router.get("/tournament", include_in_schema=False)
+async def tournament_page() -> FileResponse:
+    """The tournament desk page."""
+    return _static("tournament.html")
+
+
+# -- scoresheets ------------------------------------------------------------------------------------
+@router.post(PREFIX + "/sheets", status_code=201)
+async def create_sheet(request: Request, desk: DeskDep) -> dict[str, Any]:
+    """Create a scoresheet (or import one): the body is a scoresheet; answers the sheet view.
+
+    Raises ScoreError ``bad_sheet`` / a hand's refusal with its number, RuleError for the rules.
+    """
+    data = _object(await _body(request), "A scoresheet")
+    data.setdefault("hands", [])
+    match = from_sheet(data)
+    async with desk.lock:
+        row = await db.create_sheet(desk.storage, to_sheet(match), match.title)
+    return sheet_view(row, match)
+
+
+@router.post(PREFIX + "/sheets/import", status_code=201)
+async def import_sheet(request: Request, desk: DeskDep) -> dict[str, Any]:
+    """Import an exported scoresheet JSON (its ``result`` is worked out again)."""
+    return await create_sheet(request, desk)
+
+
+@router.get(PREFIX + "/sheets")
+async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
+    """Stored scoresheets, most recently changed first."""
+    out = []
+    for row in await db.list_sheets(desk.storage, max(1, min(limit, 500))):
+        try:
+            m = from_sheet(row["sheet"])
+        except KempsError:
+            continue
+        out.append({"id": row["id"], "title": m.title, "pairs": [p.name for p in m.pairs],
+                    "hands": len(m.history), "over": m.over, "updated_at": row["updated_at"],
+                    "tournament_id": row["tournament_id"], "match_id": row["match_id"]})
+    return {"sheets": out}
+
+
+@router.get(PREFIX + "/sheets/{sheet_id}")
+async def get_sheet(sheet_id: int, desk: DeskDep) -> dict[str, Any]:
+    """One scoresheet's view. Raises ServerError ``no_such_sheet`` (404)."""
+    row = await db.get_sheet(desk.storage, sheet_id)
+    if row is None:
+        raise _no_sheet(sheet_id)
+    return sheet_view(row, from_sheet(row["sheet"]))
+
+
+async def _change_sheet(desk: Desk, sheet_id: int, how: Any) -> tuple[dict[str, Any], Match, Any]:
+    """Apply ``how(match)`` to a stored sheet; nothing is written when it raises."""
+    out: dict[str, Any] = {}
+
+    def change(sheet: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        match = from_sheet(sheet)
+        out["result"] = how(match)
+        out["match"] = match
+        return to_sheet(match), match.title
+
+    async with desk.lock:
+        row = await db.change_sheet(desk.storage, sheet_id, change)
+    if row is None:
+        raise _no_sheet(sheet_id)
+    return row, out["match"], out["result"]
+
+
+@router.post(PREFIX + "/sheets/{sheet_id}/hands")
+async def record_hand(sheet_id: int, request: Request, desk: DeskDep
+                      ) -> dict[str, Any]:
+    """Record one hand; answers the view plus ``"last"`` (the scored hand).
+
+    Raises ScoreError (``match_over``, ``not_your_partner``, ``need_letters_to``...): nothing is
+    written.
+    """
+    hand = _object(await _body(request), "A hand")
+    row, match, last = await _change_sheet(desk, sheet_id, lambda m: m.record(hand))
+    return {**sheet_view(row, match), "last": last.to_dict()}
+
+
+@router.post(PREFIX + "/sheets/{sheet_id}/undo")
+async def undo_hand(sheet_id: int, desk: DeskDep) -> dict[str, Any]:
+    """Take back the last hand; the view plus ``"undone"``. Raises ``nothing_to_undo``."""
+    row, match, undone = await _change_sheet(desk, sheet_id, lambda m: m.undo())
+    return {**sheet_view(row, match), "undone": undone.to_dict()}
+
+
+@router.put(PREFIX + "/sheets/{sheet_id}/hands/{number}")
+async def edit_hand(sheet_id: int, number: int, request: Request, desk: DeskDep
+                    ) -> dict[str, Any]:
+    """Replace hand ``number`` (1-based); every total is worked out again. Raises
+    ``no_such_hand`` or the first later hand the edit breaks."""
+    hand = _object(await _body(request), "A hand")
+    row, match, _ = await _change_sheet(desk, sheet_id, lambda m: m.edit(number, hand))
+    return sheet_view(row, match)
+
+
+@router.delete(PREFIX + "/sheets/{sheet_id}/hands/{number}")
+async def delete_hand(sheet_id: int, number: int, desk: DeskDep) -> dict[str, Any]:
+    """Remove hand ``number``; later hands move up. Raises ``no_such_hand``."""
+    row, match, _ = await _change_sheet(desk, sheet_id, lambda m: m.delete(number))
+    return sheet_view(row, match)
+
+
+@router.get(PREFIX + "/sheets/{sheet_id}/export.csv")
+async def export_csv(sheet_id: int, desk: DeskDep) -> Response:
+    """The history as CSV (one row a hand), as a download."""
+    row = await db.get_sheet(desk.storage, sheet_id)
+    if row is None:
+        raise _no_sheet(sheet_id)
+    return Response(to_csv(from_sheet(row["sheet"])), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="scoresheet-{sheet_id}.csv"'})
+
+
+@router.get(PREFIX + "/sheets/{sheet_id}/export.json")
+async def export_json(sheet_id: int, desk: DeskDep) -> Response:
+    """The scoresheet with its result, as a download (importable)."""
+    row = await db.get_sheet(desk.storage, sheet_id)
+    if row is None:
+        raise _no_sheet(sheet_id)
+    return Response(to_json(from_sheet(row["sheet"])), media_type="application/json",
+                    headers={"Content-Disposition":
+                             f'attachment; filename="scoresheet-{sheet_id}.json"'})
+
+
+# -- tournaments ------------------------------------------------------------------------------------
+@router.post(PREFIX + "/tournaments", status_code=201)
+async def create_tournament(request: Request, desk: DeskDep) -> dict[str, Any]:
+    """Register the teams and draw the schedule; answers the tournament view.
+
+    Raises ScoreError ``bad_team``, ``bad_setting``; ServerError ``bad_request``.
+    """
+    data = _object(await _body(request), "A tournament", _TOURNAMENT_KEYS)
+    teams = data.get("teams")
+    if not isinstance(teams, list):
+        raise ScoreError("bad_team", "'teams' is a list of teams, e.g. \"Alice & Cara\".")
+    name = data.get("name")
+    if name is not None and (not isinstance(name, str) or len(name) > 200):
+        raise ServerError("bad_request", "The name is a text of at most 200 characters.")
+    seed = data.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)
+    settings = {k: data[k] for k in _SETTING_KEYS if k in data}
+    t = Tournament([_team(x) for x in teams], tables=data.get("tables"), seed=seed,
+                   name=(name or "").strip() or None, **settings)
+    async with desk.lock:
+        row = await db.create_tournament(desk.storage, t.name, t.to_dict())
+    return await _tournament_view(desk, row)
+
+
+@router.get(PREFIX + "/tournaments")
+async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
+    """Stored tournaments, most recently changed first: ``{"tournaments": [{"id", "name",
+    "teams", "champion", "updated_at"}]}``."""
+    rows = await db.list_tournaments(desk.storage, max(1, min(limit, 500)))
+    return {"tournaments": [{"id": r["id"], "name": r["name"],
+                             "teams": len(r["state"].get("teams", [])),
+                             "champion": (r["state"].get("standings") or {}).get("champion"),
+                             "updated_at": r["updated_at"]} for r in rows]}
+
+
+@router.get(PREFIX + "/tournaments/{tournament_id}")
+async def get_tournament(tournament_id: int, desk: DeskDep) -> dict[str, Any]:
+    """The tournament view (schedule, standings, linked rooms and sheets). Raises
+    ``no_such_tournament`` (404)."""
+    if await db.get_tournament(desk.storage, tournament_id) is None:
+        raise _no_tournament(tournament_id)
+    await desk.catch_up(tournament_id)
+    row = await db.get_tournament(desk.storage, tournament_id)
+    assert row is not None
+    return await _tournament_view(desk, row)
+
+
+async def _change_tournament(desk: Desk, tournament_id: int, how: Any
+                             ) -> tuple[dict[str, Any], Any]:
+    out: dict[str, Any] = {}
+
+    def change(state: dict[str, Any]) -> dict[str, Any]:
+        t = Tournament.from_dict(state)
+        out["result"] = how(t)
+        return t.to_dict()
+
+    async with desk.lock:
+        row = await db.change_tournament(desk.storage, tournament_id, change)
+    if row is None:
+        raise _no_tournament(tournament_id)
+    return row, out["result"]
+
+
+@router.put(PREFIX + "/tournaments/{tournament_id}/settings")
+async def settle(tournament_id: int, request: Request, desk: DeskDep
+                 ) -> dict[str, Any]:
+    """Change the settings before match one. Raises ``settings_fixed``, ``bad_setting``."""
+    data = _object(await _body(request), "The settings", _SETTING_KEYS)
+    row, _ = await _change_tournament(desk, tournament_id, lambda t: t.settle(**data))
+    return await _tournament_view(desk, row)
+
+
+@router.post(PREFIX + "/tournaments/{tournament_id}/matches/{match_id}/result")
+async def record_result(tournament_id: int, match_id: str, request: Request,
+                        desk: DeskDep) -> dict[str, Any]:
+    """Record a match: ``{"letters": [home, away], "loser": null, "replace": false}`` or
+    ``{"sheet": SHEET_ID, "replace": false}``. Raises the desk's codes (``bad_result``,
+    ``already_recorded``, ``forfeit``...) and ``no_such_sheet``; nothing changes on a refusal."""
+    data = _object(await _body(request), "A result", ("letters", "loser", "replace", "sheet"))
+    replace = data.get("replace", False)
+    if not isinstance(replace, bool):
+        raise ServerError("bad_request", "'replace' is true or false.")
+    if "sheet" in data:
+        sheet_id = data["sheet"]
+        if isinstance(sheet_id, bool) or not isinstance(sheet_id, int):
+            raise ServerError("bad_request", "'sheet' is a scoresheet's id.")
+        srow = await db.get_sheet(desk.storage, sheet_id)
+        if srow is None:
+            raise _no_sheet(sheet_id)
+        sheet_match = from_sheet(srow["sheet"])
+        row, _ = await _change_tournament(
+            desk, tournament_id, lambda t: t.record_match(match_id, sheet_match, replace=replace))
+    else:
+        letters = data.get("letters")
+        if not isinstance(letters, list | dict):
+            raise ServerError("bad_request", "Give 'letters' ([home, away]) or 'sheet'.")
+        loser = data.get("loser")
+        row, _ = await _change_tournament(
+            desk, tournament_id,
+            lambda t: t.record(match_id, letters, loser=loser, replace=replace))
+    return await _tournament_view(desk, row)
+
+
+@router.post(PREFIX + "/tournaments/{tournament_id}/withdraw")
+async def withdraw(tournament_id: int, request: Request, desk: DeskDep
+                   ) -> dict[str, Any]:
+    """Withdraw a team (``{"team": name or player}``): its unplayed matches are forfeits.
+    Raises ``unknown_team``, ``already_withdrawn``, ``event_over``."""
+    data = _object(await _body(request), "A withdrawal", ("team",))
+    team = data.get("team")
+    if not isinstance(team, str):
+        raise ServerError("bad_request", "'team' is a team's name or one of its players.")
+    row, forfeited = await _change_tournament(desk, tournament_id, lambda t: t.withdraw(team))
+    return {**await _tournament_view(desk, row), "forfeited": [m.id for m in forfeited]}
+
+
+@router.post(PREFIX + "/tournaments/{tournament_id}/matches/{match_id}/sheet", status_code=201)
+async def match_sheet(tournament_id: int, match_id: str, desk: DeskDep
+                      ) -> dict[str, Any]:
+    """A new scoresheet for a match (its teams, under its rules), linked to it. Raises
+    ``no_such_match``, ``match_decided`` (409)."""
+    _, t = await _load_tournament(desk, tournament_id)
+    m = t.match(match_id)
+    if m.decided:
+        raise ServerError("match_decided", f"Match {m.id} already has a result.", 409)
+    match = t.new_scoresheet(m.id)
+    async with desk.lock:
+        row = await db.create_sheet(desk.storage, to_sheet(match), match.title,
+                                    tournament_id=tournament_id, match_id=m.id)
+    return sheet_view(row, match)
+
+
+@router.post(PREFIX + "/tournaments/{tournament_id}/matches/{match_id}/room")
+async def play_online(tournament_id: int, match_id: str, request: Request,
+                      desk: DeskDep) -> dict[str, Any]:
+    """Play a scheduled match online: a room under the match's rules, linked to the match (an
+    open room already linked to it is given again). Raises ``no_such_match``, ``match_decided``
+    (409)."""
+    _, t = await _load_tournament(desk, tournament_id)
+    m = t.match(match_id)
+    if m.decided:
+        raise ServerError("match_decided", f"Match {m.id} already has a result.", 409)
+    home, away = (t.teams[i] for i in m.teams)
+    teams = {"home": {"name": home.name, "players": list(home.players), "seats": [1, 3]},
+             "away": {"name": away.name, "players": list(away.players), "seats": [2, 4]}}
+    async with desk.lock:
+        for link in await db.rooms_of_tournament(desk.storage, tournament_id):
+            room = desk.server.rooms.get(link["room_code"])
+            if link["match_id"] == m.id and link["status"] == "playing" and room is not None \
+                    and room.status != "finished":
+                return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}
+        room = desk.server.create_room(t.match_rules(m.id))
+        link = await db.link_room(desk.storage, tournament_id, m.id, room.code)
+    return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}
+
+
+__all__ = ["PREFIX", "Desk", "install", "room_letters", "router", "sheet_view"]
