@@ -3,8 +3,8 @@ works").
 
 Opponents are simple bots with a fixed habit: ``Fixed`` agrees one signal for the whole match and
 makes no idle gestures; ``Changer`` agrees a new signal every hand and keeps the simple bot's idle
-gestures. A signal "seen called" is the opponents' first right Kemps, whose shown hand tells the
-table what the gesture just before it meant.
+gestures. A signal "seen called" is the first right call on the opponents' hand (their own Kemps, or a right
+Stop Kemps against them), whose shown hand tells the table what the gesture just before it meant.
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def _stops(opponent: object, matches: int) -> dict[str, int]:
                 seen = True
             if e.seat % 2 == 0 and e.kind == "stop":
                 tally[("after_" if seen else "before_") + ("right" if e.right else "wrong")] += 1
+                # A right Stop Kemps shows the opponent's hand too: the signal has been seen
+                # called, and the table knows what the gesture before it meant.
+                seen = seen or e.right
     return tally
 
 
