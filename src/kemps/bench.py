@@ -246,16 +246,20 @@ class SimFigures:
         return self.matches / self.seconds
 
 
-def bench_sim(rules: RuleSet, matches: int, repeats: int, first_seed: int = 1) -> SimFigures:
-    """Time :func:`simulate_match` (``keep_events=False``, simple bots) over ``matches`` seeds,
-    best of ``repeats`` runs over the same seeds."""
+def bench_sim(rules: RuleSet, matches: int, repeats: int, first_seed: int = 1,
+              level: str = "simple") -> SimFigures:
+    """Time :func:`simulate_match` (``keep_events=False``, bots of ``level`` in every seat) over
+    ``matches`` seeds, best of ``repeats`` runs over the same seeds."""
+    from kemps.bots import bot_factory
+
+    bots = bot_factory(level)
     best = float("inf")
     hands = actions = rejected = 0
     for _ in range(max(1, repeats)):
         hands = actions = rejected = 0
         t0 = time.perf_counter()
         for i in range(matches):
-            result = simulate_match(rules, first_seed + i, keep_events=False)
+            result = simulate_match(rules, first_seed + i, bots=bots, keep_events=False)
             hands += result.table.hand_no
             actions += result.actions
             rejected += result.rejected
@@ -522,6 +526,8 @@ def run_benchmarks(quick: bool = False,
     say("timing simulated matches")
     sim2 = bench_sim(r2, sizes.sim_matches_2, sizes.sim_repeats)
     sim6 = bench_sim(r6, sizes.sim_matches_6, sizes.sim_repeats)
+    say("timing simulated matches of sharp bots")
+    sharp2 = bench_sim(r2, max(2, sizes.sim_matches_2 // 2), sizes.sim_repeats, level="sharp")
     say("measuring memory")
     mem2 = bench_memory(r2, sizes.memory_tables)
     mem6 = bench_memory(r6, max(1, sizes.memory_tables // 4))
@@ -561,6 +567,9 @@ def run_benchmarks(quick: bool = False,
          f"{sim2.matches_per_s:,.1f} matches/s", "(none)", "-"),
         ("Simulated hands/s (pagat, 6 pairs, 12 simple bots)", f"{_n(sim6.hands_per_s)} hands/s",
          "(the target is for 4 bots)", "-"),
+        ("Headless matches/s of sharp bots (pagat, 2 pairs, 4 sharp bots; the bots' figure of "
+         "merit)", f"{sharp2.matches_per_s:,.1f} matches/s ({_n(sharp2.hands_per_s)} hands/s)",
+         "(none)", "-"),
         ("Table memory, tracemalloc (pagat, 2 pairs)", _bytes(mem2.tracemalloc_bytes), kb_target,
          _verdict(mem2.tracemalloc_bytes <= kb)),
         ("Table memory, deep sys.getsizeof (pagat, 2 pairs)", _bytes(mem2.deep_bytes), kb_target,
