@@ -43,7 +43,8 @@ def _reset_postgres() -> None:
     async def reset() -> None:
         engine = create_async_engine(PG_URL)
         async with engine.begin() as conn:
-            for table in ("entries", "matches", "rooms", "alembic_version"):
+            for table in ("desk_tournament_rooms", "desk_scoresheets", "desk_tournaments",
+                          "entries", "matches", "rooms", "alembic_version"):
                 await conn.execute(text(f"DROP TABLE IF EXISTS {table}"))
         await engine.dispose()
 
