@@ -124,7 +124,8 @@ function render() {
   $("standings").replaceChildren(...blocks);
   $("rule").textContent = st.rule;
   $("tie-breaks").replaceChildren(...[...st.tie_breaks, ...st.forfeits.map((f) => `Forfeit ${f}`)].map((x) => h("li", { text: x })));
-  // withdraw
+  // withdraw (until the champion is known)
+  $("wd-panel").hidden = Boolean(st.champion);
   const gone = new Set(Object.values(st.groups).flat().filter((r) => r.withdrawn).map((r) => r.team));
   $("wd-team").replaceChildren(...t.teams.filter((x) => !gone.has(x.name)).map((x) => h("option", { value: x.name, text: x.name })));
 }

@@ -1,0 +1,167 @@
+"""The scorekeeper page (/score) and the tournament desk page (/tournament) in a real headless
+Chromium, against a real server on a fresh SQLite file (as tests/test_page.py: system Chromium;
+in CI, KEMPS_REQUIRE_BROWSER=1, they never skip; without Chromium they skip with a message).
+
+Screenshots: ``KEMPS_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest
+tests/test_desk_page.py`` writes ``scorekeeper.png`` (mid-match) and ``tournament.png`` (final
+standings) there; without the variable they go to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from serving import server_thread, sqlite_url
+
+CHROMIUM = os.environ.get("KEMPS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+QUICK = {"bot_huddle_s": 0.2, "huddle_s": 0.5}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("KEMPS_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"KEMPS_REQUIRE_BROWSER=1 but there is no Chromium at {CHROMIUM}")
+        pytest.skip(f"no Chromium at {CHROMIUM}: install it (apt-get install chromium) to run "
+                    "the browser tests")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@contextlib.contextmanager
+def new_page(browser: Browser, viewport: dict[str, int] = DESKTOP) -> Iterator[Page]:
+    """A page that fails the test on any uncaught script error."""
+    ctx = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield page
+    finally:
+        ctx.close()
+    assert not errors, f"script errors on the page: {errors}"
+
+
+def shots_dir(tmp_path: Path) -> Path:
+    out = Path(os.environ.get("KEMPS_SCREENSHOTS") or tmp_path / "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+# Seed 000's worked game as taps: (who called, the outcome button's accessible name)
+SEED000 = [("Alice", "Kemps, right"), ("Ben", "Kemps, wrong"),
+           ("Dev", "Stop Kemps on Alice, right"), ("Alice", "Stop Kemps on Ben, wrong"),
+           ("Dev", "Kemps, right"), ("Cara", "Kemps, right"), ("Alice", "Kemps, right"),
+           ("Dev", "Kemps, wrong")]
+
+
+def tap_hand(page: Page, caller: str, outcome: str, expect_hands: int) -> None:
+    """Two taps: the caller, then what happened; waits until the hand is on the sheet."""
+    page.get_by_role("button", name=f"{caller} called", exact=True).click()
+    page.get_by_role("button", name=outcome, exact=True).click()
+    expect(page.locator("#hands li")).to_have_count(expect_hands)
+
+
+def counts(page: Page) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for row in page.locator("#standings .standing").all():
+        out[row.locator(".who").inner_text()] = int(row.locator(".count").inner_text())
+    return out
+
+
+def test_score_seed000_in_the_browser_with_an_undo(browser: Browser, tmp_path: Path) -> None:
+    """A new match on the page (2 pairs, squarescores), seed 000's eight hands tapped in two taps
+    each, a mistaken hand undone on the way; Alice & Cara K-E-M (3), Ben & Dev K-E-M-P-S (5), the
+    match over, Alice & Cara the winners; a reload keeps it all."""
+    with server_thread(sqlite_url(tmp_path), **QUICK) as srv, new_page(browser, PHONE) as page:
+        page.goto(srv.url + "/score")
+        page.get_by_label("Rules").select_option("squarescores")
+        for i, (a, b) in enumerate((("Alice", "Cara"), ("Ben", "Dev"))):
+            page.get_by_label(f"Pair {i + 1}, first player").fill(a)
+            page.get_by_label(f"Pair {i + 1}, second player").fill(b)
+        page.get_by_role("button", name="Start scoring").click()
+        expect(page.locator("#sheet-title")).to_have_text("Alice & Cara v Ben & Dev")
+        assert "sheet=" in page.url
+        for n, (caller, outcome) in enumerate(SEED000[:4], start=1):
+            tap_hand(page, caller, outcome, n)
+        # a mistaken hand, undone
+        tap_hand(page, "Cara", "Kemps, wrong", 5)
+        assert counts(page) == {"Alice & Cara": 3, "Ben & Dev": 2}
+        page.get_by_role("button", name="Undo last hand").click()
+        expect(page.locator("#hands li")).to_have_count(4)
+        assert counts(page) == {"Alice & Cara": 2, "Ben & Dev": 2}
+        tap_hand(page, *SEED000[4], 5)
+        page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+        page.screenshot(path=str(shots_dir(tmp_path) / "scorekeeper.png"))
+        page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+        for n, (caller, outcome) in enumerate(SEED000[5:], start=6):
+            tap_hand(page, caller, outcome, n)
+        expect(page.locator("#over-text")).to_have_text(
+            "Match over after hand 8: Alice & Cara wins.")
+        # smaller count in front, the word spelled
+        assert counts(page) == {"Alice & Cara": 3, "Ben & Dev": 5}
+        expect(page.locator(".standing").first).to_have_attribute(
+            "aria-label", "Alice & Cara: 3 letters (K-E-M)")
+        expect(page.locator(".standing").nth(1)).to_have_attribute(
+            "aria-label", "Ben & Dev: 5 letters (K-E-M-P-S)")
+        expect(page.get_by_role("button", name="Alice called")).to_have_count(0)
+        page.reload()
+        expect(page.locator("#hands li")).to_have_count(8)
+        assert counts(page) == {"Alice & Cara": 3, "Ben & Dev": 5}
+        expect(page.locator("#over-text")).to_be_visible()
+
+
+def test_a_small_tournament_to_its_champion(browser: Browser, tmp_path: Path) -> None:
+    """Three teams registered on the page, one round robin on one table to K-E-M; each match called
+    to the table is entered as letters; the standings and the champion as worked out by hand."""
+    with server_thread(sqlite_url(tmp_path), **QUICK) as srv, new_page(browser) as page:
+        page.goto(srv.url + "/tournament")
+        page.get_by_label("Event name").fill("Club night")
+        page.get_by_label("Teams, one a line").fill("Owls: Ann & Abe\nBats: Bea & Bo\n"
+                                                   "Cats: Cy & Cal")
+        page.get_by_label("Seed for drawn lots (optional)").fill("2026")
+        page.get_by_role("button", name="Register the teams and draw").click()
+        expect(page.locator("#ev-name")).to_have_text("Club night")
+        assert "id=" in page.url
+        strength = {"Owls": 0, "Bats": 1, "Cats": 2}  # Owls beat all, Bats beat Cats
+        for played in range(3):
+            now = page.locator("#now")
+            expect(now.locator(".badge.table")).to_have_text("Table 1")
+            teams = now.locator("strong").all_inner_texts()
+            home, away = teams[0], teams[1]
+            mid = page.locator('#schedule tr[data-status="at_table"]').get_attribute(
+                "data-match")
+            home_wins = strength[home] < strength[away]
+            now.get_by_label(f"Letters taken by {home} in {mid}").fill("1" if home_wins else "3")
+            now.get_by_label(f"Letters taken by {away} in {mid}").fill("3" if home_wins else "1")
+            now.get_by_role("button", name=f"Record {mid}").click()
+            expect(page.locator('#schedule tr[data-status="played"]')).to_have_count(played + 1)
+        expect(page.locator("#ev-champion")).to_have_text("Champion: Owls")
+        rows = page.locator(".standings-table tbody tr")
+        expect(rows).to_have_count(3)
+        table = [[c.strip() for c in r.locator("td").all_inner_texts()[:6]] for r in rows.all()]
+        # by hand: Owls 2 won, 2 letters; Bats 1 won, 1 + 3 = 4 letters; Cats 0 won, 6 letters
+        assert [t[0] for t in table] == ["1", "2", "3"]
+        assert [t[1].splitlines()[0] for t in table] == ["Owls", "Bats", "Cats"]
+        assert [t[3] for t in table] == ["2", "1", "0"]
+        assert [t[5] for t in table] == ["2", "4", "6"]
+        expect(page.locator("#rule")).to_contain_text("head-to-head")
+        expect(page.locator("#now")).to_contain_text("Every match is decided.")
+        expect(page.locator("#wd-panel")).to_be_hidden()  # nothing left to withdraw from
+        page.evaluate("document.getElementById('toast').hidden = true")
+        page.screenshot(path=str(shots_dir(tmp_path) / "tournament.png"))
