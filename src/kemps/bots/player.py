@@ -35,6 +35,7 @@ from kemps.actions import Action, AgreeSignals, Call, Go, Object, ProposeStall, 
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan
 from kemps.bots.levels import Level
+from kemps.bots.seatcards import FollowsCards, SeatCards
 from kemps.bots.watch import Watcher
 from kemps.cards import Card
 from kemps.errors import Rejected
@@ -68,7 +69,7 @@ STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap so
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
 
 
-class KempsBot:
+class KempsBot(FollowsCards):
     """One seat's bot at ``level``. ``rng`` is its own generator; times are table seconds.
 
     Implements the :class:`~kemps.bots.base.Bot` protocol.
@@ -89,8 +90,7 @@ class KempsBot:
         favourites = set(rng.sample(self.palette, 4))
         self.habit = [4.0 if g in favourites else 0.5 for g in self.palette]
         self.watch = Watcher(seat, rules, level)
-        self.hand: list[Card] = []
-        self.middle: list[Card | None] = [None] * 4
+        self.cards = SeatCards(seat)
         self.phase = "huddle"
         self.dealer = 0
         self.hand_no = 0
@@ -180,14 +180,13 @@ class KempsBot:
     # -- following the table -------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
         w = self.watch
+        if isinstance(e, HandDealt):
+            self._reset_hand()
+        self.cards.follow(e)
         if isinstance(e, Swapped):
-            for card, slot in zip(e.gave, e.slots):
-                self.middle[slot] = card
             if e.seat == self.seat:
                 self.planned_swap = None
                 self.objected = False
-                for took, gave in zip(e.took, e.gave):
-                    self.hand[self.hand.index(gave)] = took
             w.swapped(e.seat, e.took, e.gave, e.t)
         elif isinstance(e, Gestured):
             w.gestured(e.seat, e.gesture, e.t)
@@ -202,7 +201,6 @@ class KempsBot:
                 return []
             return self._on_gesture(e, now)
         elif isinstance(e, Swept):
-            self.middle = list(e.middle)
             w.swept_away(e.swept)
             self.stall_pending = self.agreed_stall = self.objected = False
             self.planned_stall = self.planned_object = False
@@ -230,32 +228,14 @@ class KempsBot:
         elif isinstance(e, StallCancelled):
             self.agreed_stall = False
         elif isinstance(e, Grabbed):
-            for slot in e.slots:
-                self.middle[slot] = None
-            if e.seat == self.seat:
-                self.hand.extend(e.took)
             w.swapped(e.seat, e.took, (), e.t)
         elif isinstance(e, Discarded):
-            for card, slot in zip(e.gave, e.slots):
-                self.middle[slot] = card
-            if e.seat == self.seat:
-                for c in e.gave:
-                    self.hand.remove(c)
             w.swapped(e.seat, (), e.gave, e.t)
         elif isinstance(e, HoldExpired):
-            for card, slot in zip(e.returned, e.slots):
-                self.middle[slot] = card
-            if e.seat == self.seat:
-                for c in e.returned:
-                    self.hand.remove(c)
             w.returned(e.seat, e.returned)
         elif isinstance(e, PlayOpened):
-            self.middle = list(e.middle)
             self.phase = "play"
         elif isinstance(e, HandDealt):
-            self._reset_hand()
-            self.hand = list(e.hands[self.seat])
-            self.middle = list(e.middle)
             self.phase = "dealt"
             self.dealer = e.dealer
             self.hand_no = e.hand_no

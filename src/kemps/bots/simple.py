@@ -16,18 +16,16 @@ from typing import Final
 from kemps.actions import Action, AgreeSignals, Call, Go, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan
+from kemps.bots.seatcards import FollowsCards, SeatCards
 from kemps.cards import Card
 from kemps.errors import Rejected
 from kemps.events import (
     Called,
     Chatted,
-    Discarded,
     Event,
     Gestured,
-    Grabbed,
     HandDealt,
     HandEnded,
-    HoldExpired,
     PlayOpened,
     Revealed,
     SignalsAgreed,
@@ -43,7 +41,7 @@ from kemps.views import SeatView
 MEMORY_S: Final = 6.0  # how far back before a call a gesture counts as "the signal"
 
 
-class SimpleBot:
+class SimpleBot(FollowsCards):
     """A plain, human-paced bot for one seat. ``rng`` is the bot's own random generator."""
 
     def __init__(self, seat: int, rules: RuleSet, rng: random.Random,
@@ -59,8 +57,7 @@ class SimpleBot:
         self.reaction_s = reaction_s
         self.noise_every_s = noise_every_s
         self.palette = SEEN + (HEARD if rules.heard_signals else ())
-        self.hand: list[Card] = []
-        self.middle: list[Card | None] = [None] * 4
+        self.cards = SeatCards(seat)
         self.phase = "huddle"
         self.dealer = 0
         self.signals: tuple[str, ...] = ()
@@ -148,21 +145,17 @@ class SimpleBot:
 
     # -- following the table ---------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
+        self.cards.follow(e)
         if isinstance(e, Swapped):
-            for card, slot in zip(e.gave, e.slots):
-                self.middle[slot] = card
             if e.seat == self.seat:
                 self.planned_swap = None
                 self.switched = False
-                for took, gave in zip(e.took, e.gave):
-                    self.hand[self.hand.index(gave)] = took
         elif isinstance(e, Gestured):
             if e.seat == self.seat:
                 self.planned_noise = False
             self.recent.append((e.t, e.seat, e.gesture))
             return self._on_gesture(e)
         elif isinstance(e, Swept):
-            self.middle = list(e.middle)
             self.stall_pending = False
             self.planned_stall = False
             self.agreed_stall = False
@@ -184,19 +177,9 @@ class SimpleBot:
                 self.agreed_stall = True
         elif isinstance(e, StallCancelled):
             self.agreed_stall = False
-        elif isinstance(e, Grabbed):
-            for slot in e.slots:
-                self.middle[slot] = None
-        elif isinstance(e, Discarded | HoldExpired):
-            cards = e.gave if isinstance(e, Discarded) else e.returned
-            for card, slot in zip(cards, e.slots):
-                self.middle[slot] = card
         elif isinstance(e, PlayOpened):
-            self.middle = list(e.middle)
             self.phase = "play"
         elif isinstance(e, HandDealt):
-            self.hand = list(e.hands[self.seat])
-            self.middle = list(e.middle)
             self.phase = "dealt"
             self.dealer = e.dealer
             self.hand_no = e.hand_no
