@@ -10,50 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from serving import Running, server_thread, sqlite_url
-from test_server_storage import PG_URL, _postgres_answers, _stop_on_a_hunch
+from serving import Running, server_thread
+from test_server_storage import _stop_on_a_hunch
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "seed000-scoresheet.json"
-TABLES = ("desk_tournament_rooms", "desk_scoresheets", "desk_tournaments", "entries", "matches",
-          "rooms", "alembic_version")
 QUICK = {"bot_huddle_s": 0.2, "huddle_s": 0.5}
-
-
-def _reset_postgres() -> None:
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    async def reset() -> None:
-        engine = create_async_engine(PG_URL)
-        async with engine.begin() as conn:
-            for table in TABLES:
-                await conn.execute(text(f"DROP TABLE IF EXISTS {table}"))
-        await engine.dispose()
-
-    asyncio.run(reset())
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    if not _postgres_answers():
-        if os.environ.get("KEMPS_REQUIRE_POSTGRES") == "1":
-            pytest.fail("KEMPS_REQUIRE_POSTGRES=1 but no PostgreSQL answers on 127.0.0.1:5432")
-        pytest.skip("no PostgreSQL on 127.0.0.1:5432 (CI requires one: KEMPS_REQUIRE_POSTGRES=1)")
-    _reset_postgres()
-    yield PG_URL
-    _reset_postgres()
 
 
 def _refused(r: httpx.Response, code: str, status: int = 400) -> str:

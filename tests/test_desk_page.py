@@ -11,36 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from serving import server_thread, sqlite_url
 
-CHROMIUM = os.environ.get("KEMPS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 QUICK = {"bot_huddle_s": 0.2, "huddle_s": 0.5}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        if os.environ.get("KEMPS_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"KEMPS_REQUIRE_BROWSER=1 but there is no Chromium at {CHROMIUM}")
-        pytest.skip(f"no Chromium at {CHROMIUM}: install it (apt-get install chromium) to run "
-                    "the browser tests")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @contextlib.contextmanager

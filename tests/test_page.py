@@ -15,41 +15,19 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from websockets.sync.client import connect as ws_connect
 
 from serving import free_port, server_process, server_thread, sqlite_url
 
-CHROMIUM = os.environ.get("KEMPS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 20_000
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
-        # CI (.ci/run sets KEMPS_REQUIRE_BROWSER=1 and installs Chromium) must run these; on a
-        # person's machine without Chromium they are skipped with a message.
-        if os.environ.get("KEMPS_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"KEMPS_REQUIRE_BROWSER=1 but there is no Chromium at {CHROMIUM}")
-        pytest.skip(f"no Chromium at {CHROMIUM}: install it (apt-get install chromium) to run "
-                    "the browser tests")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @contextlib.contextmanager

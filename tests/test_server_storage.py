@@ -10,59 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import websockets
 
 from kemps.record import MatchRecord, replay
 from serving import Running, server_process, server_thread, sqlite_url
-
-PG_URL = os.environ.get("KEMPS_TEST_POSTGRES_URL",
-                        "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
-
-
-def _postgres_answers() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 5432), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
-def _reset_postgres() -> None:
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    async def reset() -> None:
-        engine = create_async_engine(PG_URL)
-        async with engine.begin() as conn:
-            for table in ("desk_tournament_rooms", "desk_scoresheets", "desk_tournaments",
-                          "entries", "matches", "rooms", "alembic_version"):
-                await conn.execute(text(f"DROP TABLE IF EXISTS {table}"))
-        await engine.dispose()
-
-    asyncio.run(reset())
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path)
-        return
-    if not _postgres_answers():
-        if os.environ.get("KEMPS_REQUIRE_POSTGRES") == "1":
-            pytest.fail("KEMPS_REQUIRE_POSTGRES=1 but no PostgreSQL answers on 127.0.0.1:5432")
-        pytest.skip("no PostgreSQL on 127.0.0.1:5432 (CI requires one: KEMPS_REQUIRE_POSTGRES=1)")
-    _reset_postgres()
-    yield PG_URL
-    _reset_postgres()
 
 
 def _auth(token: str) -> dict[str, str]:

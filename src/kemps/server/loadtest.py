@@ -157,6 +157,13 @@ async def _run_step(url: str, rooms: list[tuple[str, list[str]]], seconds: float
         for code, tokens in rooms:
             await c.post(f"/api/rooms/{code}/start",
                          headers={"Authorization": f"Bearer {tokens[0]}"})
+    # The measuring client must not add pauses of its own (its full garbage collections would
+    # show up as server latency): the same settings as the server's.
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
     tasks = [asyncio.create_task(player(code, t)) for code, tokens in rooms for t in tokens]
     await asyncio.sleep(3.0)  # everyone connected and the first deals done: start measuring
     received.clear()
