@@ -16,6 +16,9 @@ from kemps.events import (
 )
 
 
+_MOVES = frozenset({Swapped, Swept, PlayOpened, Grabbed, Discarded, HoldExpired, HandDealt})
+
+
 class SeatCards:
     """``hand``: the seat's cards; ``middle``: the four slots (None = empty or face down)."""
 
@@ -28,6 +31,9 @@ class SeatCards:
 
     def follow(self, e: Event) -> None:
         """Move the cards as ``e`` says (events as :func:`kemps.views.event_for` gives them)."""
+        cls = e.__class__
+        if cls not in _MOVES:  # most events (gestures, calls, stalls) move no card
+            return
         if isinstance(e, Swapped):
             for card, slot in zip(e.gave, e.slots):
                 self.middle[slot] = card
