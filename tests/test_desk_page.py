@@ -145,3 +145,90 @@ def test_a_small_tournament_to_its_champion(browser: Browser, tmp_path: Path) ->
         expect(page.locator("#wd-panel")).to_be_hidden()  # nothing left to withdraw from
         page.evaluate("document.getElementById('toast').hidden = true")
         page.screenshot(path=str(shots_dir(tmp_path) / "tournament.png"))
+
+
+# Every group match of the six-team test: {the two teams: (winner, letters the winner took)};
+# the loser takes the 3 letters (K-E-M) that lose a short match.
+GROUP_RESULTS = {frozenset({"Owls", "Cats"}): ("Owls", 2), frozenset({"Owls", "Eels"}): ("Owls", 0),
+                 frozenset({"Cats", "Eels"}): ("Cats", 1), frozenset({"Dogs", "Foxes"}): ("Dogs", 1),
+                 frozenset({"Dogs", "Bats"}): ("Dogs", 2), frozenset({"Foxes", "Bats"}): ("Foxes", 0)}
+
+
+def group_table(page: Page, group: str) -> list[list[str]]:
+    """A group's standings as [rank, team, played, won, lost, letters] rows."""
+    rows = page.locator(f'.standings-table[data-group="{group}"] tbody tr').all()
+    out = []
+    for r in rows:
+        cells = [c.strip() for c in r.locator("td").all_inner_texts()[:6]]
+        cells[1] = cells[1].splitlines()[0]
+        out.append(cells)
+    return out
+
+
+def test_six_teams_two_groups_and_a_final(browser: Browser, tmp_path: Path) -> None:
+    """Six teams registered on the page split into two groups of three (registration order
+    alternates: 1st, 3rd, 5th to group A), two tables by default; every group match called to a
+    table is entered as letters to K-E-M; then the final (group winners, to the full word) is drawn
+    into the schedule, entered, and the champion shown; the group standings as worked out by hand."""
+    with server_thread(sqlite_url(tmp_path), **QUICK) as srv, new_page(browser) as page:
+        page.goto(srv.url + "/tournament")
+        page.get_by_label("Event name").fill("Spring cup")
+        page.get_by_label("Teams, one a line").fill(
+            "Owls: Ann & Abe\nBats: Bea & Bo\nCats: Cy & Cal\nDogs: Di & Dan\n"
+            "Eels: Ed & Eva\nFoxes: Fay & Fin")
+        page.get_by_label("Seed for drawn lots (optional)").fill("2026")
+        page.get_by_role("button", name="Register the teams and draw").click()
+        expect(page.locator("#ev-name")).to_have_text("Spring cup")
+        expect(page.locator("#ev-settings")).to_contain_text(
+            "6 teams, two groups (A: Owls, Cats, Eels; B: Bats, Dogs, Foxes) and a final; 2 tables")
+        schedule = page.locator("#schedule tbody tr")
+        expect(schedule).to_have_count(6)  # 3 matches a group, no final yet
+        expect(page.locator("#schedule tr[data-match='F']")).to_have_count(0)
+        expect(page.locator("#now .badge.table")).to_have_text(["Table 1", "Table 2"])
+        now = page.locator("#now")
+        for played in range(6):
+            row = page.locator('#schedule tr[data-status="at_table"]').first
+            mid = row.get_attribute("data-match")
+            assert mid is not None and mid[0] in "AB"
+            home, away = row.locator("td").nth(1).inner_text().split(" v ")
+            winner, got = GROUP_RESULTS[frozenset({home, away})]
+            now.get_by_label(f"Letters taken by {home} in {mid}").fill(
+                str(got if winner == home else 3))
+            now.get_by_label(f"Letters taken by {away} in {mid}").fill(
+                str(got if winner == away else 3))
+            now.get_by_role("button", name=f"Record {mid}").click()
+            expect(page.locator('#schedule tr[data-status="played"]')).to_have_count(played + 1)
+        # by hand, group A: Owls beat Cats 2-3 and Eels 0-3: 2 won, 2 + 0 = 2 letters;
+        #   Cats lost to Owls (3), beat Eels 1-3: 1 won, 3 + 1 = 4; Eels 0 won, 3 + 3 = 6.
+        # group B: Dogs beat Foxes 1-3 and Bats 2-3: 2 won, 1 + 2 = 3 letters;
+        #   Foxes lost to Dogs (3), beat Bats 0-3: 1 won, 3 + 0 = 3; Bats 0 won, 3 + 3 = 6.
+        assert group_table(page, "A") == [["1", "Owls", "2", "2", "0", "2"],
+                                          ["2", "Cats", "2", "1", "1", "4"],
+                                          ["3", "Eels", "2", "0", "2", "6"]]
+        assert group_table(page, "B") == [["1", "Dogs", "2", "2", "0", "3"],
+                                          ["2", "Foxes", "2", "1", "1", "3"],
+                                          ["3", "Bats", "2", "0", "2", "6"]]
+        expect(page.locator("#ev-champion")).to_be_hidden()
+        # the final: the group winners (A's home), drawn into the schedule and called to a table
+        expect(schedule).to_have_count(7)
+        final = page.locator("#schedule tr[data-match='F']")
+        expect(final).to_have_attribute("data-status", "at_table")
+        expect(final.locator("td").nth(0)).to_contain_text("final")
+        expect(final.locator("td").nth(1)).to_have_text("Owls v Dogs")
+        expect(now).to_contain_text("F: Owls v Dogs — to K-E-M-P-S")
+        expect(page.locator("#standings")).to_contain_text("Final: Owls v Dogs")
+        # the final to the full word: Owls take K-E-M-P-S (5) and lose; Dogs K-E-M-P (4)
+        now.get_by_label("Letters taken by Owls in F").fill("5")
+        now.get_by_label("Letters taken by Dogs in F").fill("4")
+        now.get_by_role("button", name="Record F").click()
+        expect(page.locator("#ev-champion")).to_have_text("Champion: Dogs")
+        expect(final).to_have_attribute("data-status", "played")
+        expect(final).to_contain_text("Dogs win: Owls K-E-M-P-S, Dogs K-E-M-P")
+        expect(page.locator("#standings")).to_contain_text("Final: Owls v Dogs — Dogs win")
+        expect(page.locator("#now")).to_contain_text("Every match is decided.")
+        expect(page.locator("#wd-panel")).to_be_hidden()
+        # the group standings stand as they were (the final is not a group match)
+        assert group_table(page, "A")[0] == ["1", "Owls", "2", "2", "0", "2"]
+        assert group_table(page, "B")[0] == ["1", "Dogs", "2", "2", "0", "3"]
+        page.reload()
+        expect(page.locator("#ev-champion")).to_have_text("Champion: Dogs")
