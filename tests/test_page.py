@@ -21,6 +21,7 @@ from pathlib import Path
 
 import httpx
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from websockets.sync.client import connect as ws_connect
 
 from serving import free_port, server_process, server_thread, sqlite_url
@@ -107,20 +108,25 @@ def swap_by_clicks(page: Page, how: str = "clicks") -> tuple[str, str]:
         give, take = hand[0], middle[-1]
         mine = page.locator(f'[data-zone="hand"][data-card="{give}"]')
         theirs = page.locator(f'[data-zone="middle"][data-card="{take}"]')
-        if how == "drag":
-            mine.drag_to(theirs)
-        else:
-            if how == "keys":
-                mine.focus()
-                page.keyboard.press("Enter")
+        try:
+            if how == "drag":
+                mine.drag_to(theirs, timeout=3000)
             else:
-                mine.click()
-            expect(mine).to_have_attribute("aria-pressed", "true")
-            if how == "keys":
-                theirs.focus()
-                page.keyboard.press("Space")
-            else:
-                theirs.click()
+                if how == "keys":
+                    mine.focus(timeout=3000)
+                    page.keyboard.press("Enter")
+                else:
+                    mine.click(timeout=3000)
+                expect(mine).to_have_attribute("aria-pressed", "true")
+                if how == "keys":
+                    theirs.focus(timeout=3000)
+                    page.keyboard.press("Space")
+                else:
+                    theirs.click(timeout=3000)
+        except (PlaywrightTimeoutError, AssertionError):
+            # A bot took the middle card between our look and our click: clear and try again.
+            page.keyboard.press("Escape")
+            continue
         try:
             expect(page.locator(f'[data-zone="hand"][data-card="{take}"]')).to_have_count(
                 1, timeout=3000)

@@ -434,4 +434,5 @@ def test_no_message_to_a_seat_holds_a_card_it_may_not_see(tmp_path: Path, preset
                 if card in others:
                     assert card in state["revealed"] or card in public, (seat, card)
             checked += 1
-    assert checked > 200 and hands_dealt >= 4 * 3  # four seats saw at least three deals
+    # Four seats saw at least two deals (random play can end a points match in two hands).
+    assert checked > 200 and hands_dealt >= 4 * 2

@@ -778,7 +778,8 @@ function renderCards() {
   if (me !== null && v.phase === "play") {
     if (v.holding.includes(me)) hint = "You hold five: pick the card(s) to lay down, then press Lay down.";
     else if (S.selHand.length || S.selMid.length)
-      hint = `Selected ${S.selHand.map(cardShort).join(" ") || "—"} from your hand and ${S.selMid.map(cardShort).join(" ") || "—"} from the middle. ${r.multi_swap ? "The swap goes when both sides have as many cards." : "Now pick the card to swap with."} Esc clears.`;
+      hint = `${[S.selHand.length ? `Yours: ${S.selHand.map(cardShort).join(" ")}.` : "",
+                  S.selMid.length ? `From the middle: ${S.selMid.map(cardShort).join(" ")}.` : ""].filter(Boolean).join(" ")} ${r.multi_swap ? "The swap goes when both sides have as many cards." : (S.selHand.length ? "Now pick a card in the middle." : "Now pick one of your cards.")} Esc clears.`;
     else hint = r.multi_swap ? "To swap, pick your card(s), then as many in the middle — or drag one onto another."
       : "To swap, pick one of your cards, then one in the middle — or drag one onto another.";
   }
