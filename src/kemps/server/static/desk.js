@@ -1,24 +1,6 @@
 // Kemps — helpers shared by the scorekeeper and the tournament desk pages. Plain JS, no build step.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-
-function h(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (k === "style") e.style.cssText = v;
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const kid of kids.flat()) {
-    if (kid === null || kid === undefined || kid === false) continue;
-    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  }
-  return e;
-}
 
 let toastTimer = null;
 function toast(text, kind = "error") {
