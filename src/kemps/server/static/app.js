@@ -933,8 +933,18 @@ function renderGestures() {
   box.innerHTML = "";
   if (me === null || v.phase === "over") return;
   box.append(h("span", { class: "gestures-title", text: "Gestures:" }));
-  for (const g of allowedGestures()) {
+  // Your pair's signals come last, apart, so that a stray click on the first button does not
+  // draw your partner's Kemps.
+  const allowed = allowedGestures();
+  const ordered = [...allowed.filter((g) => !v.signals.includes(g)),
+                   ...allowed.filter((g) => v.signals.includes(g))];
+  let labelled = false;
+  for (const g of ordered) {
     const secret = v.signals.includes(g);
+    if (secret && !labelled) {
+      labelled = true;
+      box.append(h("span", { class: "gestures-title", text: "Your signal:" }));
+    }
     const kind = S.gestures[g].kind;
     box.append(h("button", { type: "button", class: `gesture ${kind} ${secret ? "secret" : ""}`, "data-gesture": g,
       "aria-label": `Gesture: ${gestureLabel(g)}${secret ? " (your pair's signal)" : ""}`,
