@@ -120,8 +120,10 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
     deal_at: float | None = now + HUDDLE_S
     while table.phase != "over":
         deadline = table.next_deadline()
-        t = min(x for x in (queue[0][0] if queue else None, deadline, deal_at) if x is not None) \
-            if (queue or deadline is not None or deal_at is not None) else None
+        t = queue[0][0] if queue else None
+        for other in (deadline, deal_at):
+            if other is not None and (t is None or other < t):
+                t = other
         if t is None or t > max_time_s:
             break
         now = t

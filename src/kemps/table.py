@@ -245,11 +245,8 @@ class Table:
 
     def next_deadline(self) -> float | None:
         """The earliest pending timer deadline in seconds, or ``None`` when none is pending."""
-        best: float | None = None
-        for d in self._deadlines():
-            if best is None or d < best:
-                best = d
-        return best
+        deadlines = self._deadlines()
+        return min(deadlines) if deadlines else None
 
     # == timers ====================================================================================
     def _deadlines(self) -> list[float]:

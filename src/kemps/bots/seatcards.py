@@ -15,7 +15,6 @@ from kemps.events import (
     Swept,
 )
 
-
 _MOVES = frozenset({Swapped, Swept, PlayOpened, Grabbed, Discarded, HoldExpired, HandDealt})
 
 

@@ -77,6 +77,8 @@ class SimpleBot(FollowsCards):
         self.planned_stall = False
         self.planned_noise = False
         self.switched = False
+        self._swap_key: tuple[object, ...] = ()
+        self._swap_memo: Swap | None = None
         self._counted_hand: tuple[Card, ...] = ()
         self._rank_counts: dict[str, int] = {}
 
@@ -288,6 +290,17 @@ class SimpleBot(FollowsCards):
         return plans
 
     def _best_swap(self) -> Swap | None:
+        # Bots decide after almost every event; when neither the cards nor the target changed,
+        # the answer has not either (and _pick_target would draw nothing from the generator).
+        key = (tuple(self.middle), tuple(self.hand), self.target, self.switched)
+        if key == self._swap_key:
+            return self._swap_memo
+        swap = self._find_swap()
+        self._swap_key = (tuple(self.middle), tuple(self.hand), self.target, self.switched)
+        self._swap_memo = swap
+        return swap
+
+    def _find_swap(self) -> Swap | None:
         self._pick_target()
         target = self.target
         wanted = [c for c in self.middle if c is not None and c.rank == target]
