@@ -831,8 +831,8 @@ function updateTimers() {
   if (room.status === "playing" && v.phase === "huddle") {
     if (room.deal_at !== null && room.deal_at !== undefined) {
       const left = Math.max(0, Math.ceil(room.deal_at - now));
-      dc = `Next deal in ${left} s`;
-      if ($("center-note").textContent && !$("center-note").hidden) $("center-note").textContent = `${v.hand_no === 0 ? "First deal" : `Hand ${v.hand_no + 1}`} in ${left} s`;
+      dc = `${v.hand_no === 0 ? "First deal" : `Hand ${v.hand_no + 1}`} in ${left} s`;
+      if ($("center-note").textContent && !$("center-note").hidden) $("center-note").textContent = dc;
     } else dc = "Waiting for the deal";
   }
   $("deal-countdown").textContent = dc;
