@@ -131,6 +131,9 @@ def test_finished_matches_are_stored_and_listed(database_url: str) -> None:
             assert summary["winners"] == [1 - loser]
             calls = [c2 for h in summary["hands"] for c2 in h["calls"]]
             assert calls[-1]["by"] == "Alice" and calls[-1]["kind"] == "stop"
+            # The pairs' secret signals never leave the server, not even after the match.
+            assert detail["signals_withheld"] is True
+            assert all(a["type"] != "agree_signals" for a in detail["record"]["actions"])
             replayed = replay(MatchRecord.from_dict(detail["record"]))
             assert replayed.table.scores == [p["score"] for p in summary["pairs"]]
             assert replayed.table.ranks == tuple(p["rank"] for p in summary["pairs"])

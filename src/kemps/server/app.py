@@ -275,9 +275,17 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @app.get("/api/history/{match_id}")
     async def history_match(match_id: int) -> dict[str, Any]:
+        """One finished match with its record. The pairs' signal agreements are left out of the
+        public record (the rules never reveal them, and a pair may keep a signal for the
+        rematch); without them the record still replays to the same hands and letters."""
         found = await server.storage.match(match_id)
         if found is None:
             raise ServerError("no_such_match", f"There is no finished match {match_id}.", 404)
+        record = dict(found["record"])
+        record["actions"] = [a for a in record.get("actions", [])
+                             if a.get("type") != "agree_signals"]
+        found["record"] = record
+        found["signals_withheld"] = True
         return found
 
     @app.websocket("/ws/{code}")
