@@ -62,6 +62,7 @@ def test_unknown_preset(name: str) -> None:
     ({"multi_swap": "yes"}, "multi_swap"),
     ({"hold_limit_s": -1}, "hold_limit_s"),
     ({"idle_sweep_s": 601}, "idle_sweep_s"),
+    ({"idle_sweep_s": 0.01}, "idle_sweep_s"),  # a timer storm (security review)
     ({"pairs": True}, "pairs"),
     ({"word": "kemps"}, "word"),
     ({"word": "K3MPS"}, "word"),

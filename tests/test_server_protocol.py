@@ -436,3 +436,78 @@ def test_no_message_to_a_seat_holds_a_card_it_may_not_see(tmp_path: Path, preset
             checked += 1
     # Four seats saw at least two deals (random play can end a points match in two hands).
     assert checked > 200 and hands_dealt >= 4 * 2
+
+
+def test_a_removed_player_keeps_no_seat_and_sees_no_cards(server: Running) -> None:
+    """Security review: a socket opened for a seat that is later cleared, re-taken, or removed by
+    fewer pairs becomes a spectator at once: it never sees the next occupant's hand and cannot act
+    for them."""
+    async def run() -> None:
+        with httpx.Client(base_url=server.url) as c:
+            r = c.post("/api/rooms", json={"name": "Host", "preset": "pagat", "pairs": 3})
+            code, host = r.json()["code"], r.json()["token"]
+            alice = c.post(f"/api/rooms/{code}/seats", json={"seat": 1, "name": "Alice"}
+                           ).json()["token"]
+            eve = c.post(f"/api/rooms/{code}/seats", json={"seat": 5, "name": "Eve"}
+                         ).json()["token"]
+            wa = await connect(server, code, alice)
+            we = await connect(server, code, eve)
+            assert c.delete(f"/api/rooms/{code}/seats/1", headers=_auth(host)).status_code == 200
+            gone = await wa.until(lambda m: m["type"] == "error")
+            assert gone["code"] == "not_seated"
+            bob = c.post(f"/api/rooms/{code}/seats", json={"seat": 1, "name": "Bob"}
+                         ).json()["token"]
+            # fewer pairs: seat 5 no longer exists
+            ok = c.put(f"/api/rooms/{code}/rules", json={"preset": "pagat", "pairs": 2},
+                       headers=_auth(host))
+            assert ok.status_code == 200, ok.text
+            gone = await we.until(lambda m: m["type"] == "error")
+            assert gone["code"] == "not_seated"
+            c.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=_auth(host))
+            started = c.post(f"/api/rooms/{code}/start", headers=_auth(host))
+            assert started.status_code == 200, started.text
+        wb = await connect(server, code, bob)
+        await wb.send({"type": "ready"})
+        await wa.send({"type": "ready"})
+        err = await wa.until(lambda m: m["type"] == "error")
+        assert err["code"] == "not_seated"
+        view = await wb.until_phase("play")
+        bobs_hand = view["hand"]
+        # Alice's old socket got the deal as a spectator: no hand at all
+        deal = await wa.until(lambda m: m["type"] == "update" and m["view"]["phase"] == "play")
+        assert deal["view"]["hand"] == [] and deal["view"]["seat"] is None
+        assert not any(card in json.dumps(deal) for card in bobs_hand
+                       if card not in deal["view"]["middle"])
+        for c2 in (wa, we, wb):
+            await c2.ws.close()
+
+    asyncio.run(run())
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_binary_deeply_nested_and_odd_requests_are_answered(server: Running) -> None:
+    """Security review: a binary frame and a deeply nested JSON frame are answered with errors
+    and the connection lives on; rule options naming the rule set and huge ids do not crash the
+    API; a dealer who sweeps every millisecond (a timer storm) is refused."""
+    async def run() -> None:
+        code, tokens = seat_everyone(server)
+        me = await connect(server, code, tokens[0])
+        await me.ws.send(b'{"type": "ping"}')
+        assert (await me.until(lambda m: m["type"] == "error"))["code"] == "bad_message"
+        await me.ws.send('{"type": "ping", "x": ' + "[" * 1000 + "]" * 1000 + "}")
+        assert (await me.until(lambda m: m["type"] == "error"))["code"] == "bad_json"
+        await me.send({"type": "ping", "id": 5})
+        await me.until(lambda m: m["type"] == "pong" and m["id"] == 5)
+        await me.ws.close()
+
+    asyncio.run(run())
+    with httpx.Client(base_url=server.url) as c:
+        named = c.post("/api/rooms", json={"name": "A", "options": {"name": "mine"}})
+        assert named.status_code == 201, named.text
+        storm = c.post("/api/rooms", json={"name": "A", "options": {"idle_sweep_s": 0.001}})
+        assert storm.status_code == 400 and "idle_sweep_s" in storm.json()["message"]
+        for path in ("/api/history/", "/api/desk/sheets/", "/api/desk/tournaments/"):
+            assert c.get(path + str(10**30)).status_code == 404, path

@@ -77,6 +77,7 @@ def build_rules(preset: str, pairs: int | None, sets: list[str] | None) -> RuleS
         changes[key.strip()] = _parse_value(value)
     if pairs is not None:
         changes["pairs"] = pairs
+    changes.pop("name", None)  # the name follows from the preset and the changes
     if changes:
         rules = rules.replace(name=rules.name if set(changes) == {"pairs"} else "custom",
                               **changes)

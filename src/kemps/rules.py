@@ -71,7 +71,8 @@ class RuleSet:
         sweep: who clears the middle (S0 any player unless someone objects, S0 variants all agree or
             dealer only).
         sweep_countdown_s: seconds between a stall proposal and the sweep (S4 "counts down from three").
-        idle_sweep_s: 0 = off; else the dealer proposes a stall after this many seconds with no swap
+        idle_sweep_s: 0 = off; else (at least 1) the dealer proposes a stall after this many seconds
+            with no swap
             (S4 "after there is no action for a while").
         stock_exhausted: ``"real_deal"`` (S1, S2) or ``"reshuffle_swept"`` (S0).
         stop_target: Stop Kemps names a ``"pair"`` (S1, S2) or a ``"player"`` (S0, S4).
@@ -235,6 +236,9 @@ class RuleSet:
         if not 1 <= self.double_right <= 5 or not 1 <= self.double_wrong <= 5:
             raise bad("double_right" if not 1 <= self.double_right <= 5 else "double_wrong",
                       "must be 1 to 5.")
+        if 0 < self.idle_sweep_s < 1:
+            # A dealer who sweeps every few milliseconds turns the table into a timer storm.
+            raise bad("idle_sweep_s", "must be 0 (off) or at least 1 second.")
         if self.immune_while_holding and self.hold_limit_s == 0:
             raise bad("immune_while_holding", "needs hold_limit_s above 0 (grab-then-discard); "
                       "with atomic swaps nobody ever holds five cards.")

@@ -123,6 +123,7 @@ class RulesBody(BaseModel):
     def rule_set(self) -> RuleSet:
         rules = find_preset(self.preset)
         changes = dict(self.options)
+        changes.pop("name", None)  # the rule set's name follows from the preset and changes
         if self.pairs is not None:
             changes["pairs"] = self.pairs
         if changes:
@@ -278,7 +279,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         """One finished match with its record. The pairs' signal agreements are left out of the
         public record (the rules never reveal them, and a pair may keep a signal for the
         rematch); without them the record still replays to the same hands and letters."""
-        found = await server.storage.match(match_id)
+        found = await server.storage.match(match_id) if 0 < match_id < 2**62 else None
         if found is None:
             raise ServerError("no_such_match", f"There is no finished match {match_id}.", 404)
         record = dict(found["record"])
@@ -301,14 +302,27 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         if token and seat is None:
             await ws.send_json(error_message("not_seated", "That token holds no seat in this "
                                              "room; you are watching as a spectator."))
-        conn = Connection(ws.send_text, seat)
+        conn = Connection(ws.send_text, seat, room.seats[seat].token_hash if seat is not None
+                          else None)
         writer = asyncio.create_task(conn.writer())
         room.attach(conn)
         limit = RateLimit(server.settings.rate_per_s, server.settings.rate_burst)
         try:
             while not conn.closed:
-                raw = await ws.receive_text()
-                handle_frame(room, conn, limit, raw)
+                frame = await ws.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                raw = frame.get("text")
+                if raw is None:
+                    conn.push(error_message("bad_message", "Send text frames of JSON, not "
+                                            "binary ones."))
+                    continue
+                try:
+                    handle_frame(room, conn, limit, raw)
+                except Exception:  # never let one frame end the connection or the table
+                    log.exception("frame failed in room %s", room.code)
+                    conn.push(error_message("internal", "The server could not handle that "
+                                            "message; nothing changed."))
         except WebSocketDisconnect:
             pass
         finally:

@@ -66,6 +66,11 @@ class TournamentRoomRow(Base):
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
+def _valid_id(row_id: int) -> bool:
+    """Ids are positive 63-bit integers; anything else names no row (and would overflow SQL)."""
+    return 0 < row_id < 2**62
+
+
 def _sheet_dict(r: SheetRow) -> dict[str, Any]:
     return {"id": r.id, "created_at": r.created_at, "updated_at": r.updated_at,
             "title": r.title, "sheet": r.sheet, "tournament_id": r.tournament_id,
@@ -99,6 +104,8 @@ async def create_sheet(storage: Storage, sheet: dict[str, Any], title: str | Non
 
 async def get_sheet(storage: Storage, sheet_id: int) -> dict[str, Any] | None:
     """One scoresheet's row (as :func:`create_sheet` returns it), or ``None``."""
+    if not _valid_id(sheet_id):
+        return None
     async with storage.sessions() as s:
         row = await s.get(SheetRow, sheet_id)
         return None if row is None else _sheet_dict(row)
@@ -112,6 +119,8 @@ async def change_sheet(storage: Storage, sheet_id: int,
     ``change(sheet)`` returns ``(new_sheet, title)``; whatever it raises propagates and nothing is
     written. Returns the new row, or ``None`` when there is no such sheet.
     """
+    if not _valid_id(sheet_id):
+        return None
     async with storage.sessions.begin() as s:
         row = (await s.execute(select(SheetRow).where(SheetRow.id == sheet_id)
                                .with_for_update())).scalar_one_or_none()
@@ -146,6 +155,8 @@ async def create_tournament(storage: Storage, name: str, state: dict[str, Any]
 
 async def get_tournament(storage: Storage, tournament_id: int) -> dict[str, Any] | None:
     """One tournament's row, or ``None``."""
+    if not _valid_id(tournament_id):
+        return None
     async with storage.sessions() as s:
         row = await s.get(TournamentRow, tournament_id)
         return None if row is None else _tournament_dict(row)
@@ -159,6 +170,8 @@ async def change_tournament(storage: Storage, tournament_id: int,
     ``change(state)`` returns the new state; whatever it raises propagates and nothing is written.
     Returns the new row, or ``None`` when there is no such tournament.
     """
+    if not _valid_id(tournament_id):
+        return None
     async with storage.sessions.begin() as s:
         row = (await s.execute(select(TournamentRow).where(TournamentRow.id == tournament_id)
                                .with_for_update())).scalar_one_or_none()

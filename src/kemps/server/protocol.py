@@ -24,7 +24,8 @@ RATE_BURST: Final = 40.0  # and the burst allowed on top
 
 class ProtocolError(KempsError):
     """A client message the server will not act on. Codes: ``too_large``, ``bad_json``,
-    ``bad_message``, ``flooding``, ``not_seated``, ``not_host``, ``not_playing``."""
+    ``bad_message``, ``flooding``, ``not_seated``, ``not_host``, ``not_playing`` (and
+    ``internal`` when the server itself failed on a message; nothing changed)."""
 
 
 class _Message(BaseModel):
@@ -82,8 +83,9 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
         raise ProtocolError("too_large", f"A message may be at most {MAX_MESSAGE_BYTES} bytes.")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ProtocolError("bad_json", "A message must be one JSON object.") from None
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError("bad_json", "A message must be one JSON object (not nested too "
+                            "deep).") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "A message must be one JSON object.")
     kind = data.get("type")

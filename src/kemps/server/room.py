@@ -96,9 +96,11 @@ class Connection:
     """One client connection. Messages are queued (never awaited inside the room's step) and
     written by :meth:`writer` in order; a client that falls :data:`OUTBOX_LIMIT` behind is cut."""
 
-    def __init__(self, send: Callable[[str], Awaitable[None]], seat: int | None) -> None:
+    def __init__(self, send: Callable[[str], Awaitable[None]], seat: int | None,
+                 token_hash: str | None = None) -> None:
         self.send = send
         self.seat = seat
+        self.token_hash = token_hash  # the seat's token when it connected: checked on changes
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
 
@@ -149,7 +151,9 @@ class Room:
         self.recorder: Recorder | None = None
         self.conns: set[Connection] = set()
         self.bots: dict[int, Bot] = {}
-        self.rng = random.Random(secrets.randbits(64))
+        # Deals come from the operating system's generator: finished matches publish their deal
+        # orders, which must not let anyone work out the next one.
+        self.rng: random.Random = secrets.SystemRandom()
         self.seq = 0
         self.last_match_id: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -265,8 +269,22 @@ class Room:
             raise ServerError("no_such_seat", f"Seats are numbered 0 to {len(self.seats) - 1}.")
 
     def _lobby_changed(self) -> None:
+        self._release_stale_connections()
         self._save_room()
         self.broadcast_room()
+
+    def _release_stale_connections(self) -> None:
+        """A connection acts and sees for its seat only while that seat still belongs to the token
+        it came with: a player removed from a seat (or a seat gone with fewer pairs) becomes a
+        spectator at once and is told why."""
+        for c in self.conns:
+            if c.seat is None:
+                continue
+            if c.seat >= len(self.seats) or self.seats[c.seat].token_hash != c.token_hash:
+                c.seat = None
+                c.push(error_message("not_seated", "Your seat is no longer yours; you are "
+                                     "watching as a spectator."))
+                c.push(self.state_for(None))
 
     # == public state ==============================================================================
     def public(self) -> dict[str, Any]:
