@@ -259,6 +259,10 @@ def test_a_tournament_match_played_online_comes_back_by_itself(database_url: str
         taken = c.post(f"/api/rooms/{code}/seats", json={"seat": seat, "name": "Ann"}).json()
         token = taken["token"]
         auth = {"Authorization": f"Bearer {token}"}
+        # The first to sit hosts the room, but the match's rules are the tournament's.
+        locked = c.put(f"/api/rooms/{code}/rules", json={"preset": "pagat", "options":
+                                                         {"target": 5}}, headers=auth)
+        assert locked.status_code == 409 and locked.json()["code"] == "rules_locked"
         assert c.post(f"/api/rooms/{code}/bots", json={"fill": True}, headers=auth
                       ).status_code == 200
         assert c.post(f"/api/rooms/{code}/start", headers=auth).status_code == 200
@@ -307,3 +311,21 @@ def _wait_recorded(c: httpx.Client, tid: int, mid: str) -> dict[str, Any]:
             return view
         time.sleep(0.1)
     raise AssertionError(f"the room's result never came back: {view.get('rooms')}")
+
+
+def test_a_tournament_room_keeps_the_tournaments_rules_after_a_restart(database_url: str) -> None:
+    """Security review: whoever sits first hosts a tournament's online room, but may not change
+    the match's rules, before or after the server restarts."""
+    with server_thread(database_url, **QUICK) as srv, httpx.Client(base_url=srv.url) as c:
+        r = c.post("/api/desk/tournaments", json={"teams": ["Owls: Ann & Abe", "Bats: Bea & Bo"],
+                                                  "letters": 1, "seed": 5})
+        tid = r.json()["id"]
+        mid = r.json()["tournament"]["schedule"][0]["id"]
+        code = c.post(f"/api/desk/tournaments/{tid}/matches/{mid}/room").json()["code"]
+        token = c.post(f"/api/rooms/{code}/seats", json={"seat": 0, "name": "Ann"}
+                       ).json()["token"]
+    with server_thread(database_url, **QUICK) as srv, httpx.Client(base_url=srv.url) as c:
+        locked = c.put(f"/api/rooms/{code}/rules", json={"preset": "pagat", "pairs": 3},
+                       headers={"Authorization": f"Bearer {token}"})
+        assert locked.status_code == 409 and locked.json()["code"] == "rules_locked"
+        assert c.get(f"/api/rooms/{code}").json()["rules"]["target"] == 1

@@ -155,6 +155,11 @@ def install(app: FastAPI) -> Desk:
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     desk = install(app)
+    # Rooms restored after a restart: those that play a tournament match keep its rules.
+    for code in await db.open_room_codes(desk.storage):
+        room = desk.server.rooms.get(code)
+        if room is not None:
+            room.rules_locked = True
     yield
     for task in list(desk.tasks):
         with contextlib.suppress(Exception):
@@ -571,6 +576,7 @@ async def play_online(tournament_id: int, match_id: str, request: Request,
                     and room.status != "finished":
                 return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}
         room = desk.server.create_room(t.match_rules(m.id))
+        room.rules_locked = True  # whoever sits first hosts, but may not change the match's rules
         link = await db.link_room(desk.storage, tournament_id, m.id, room.code)
     return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}
 

@@ -253,3 +253,11 @@ __all__ = ["SheetRow", "TournamentRoomRow", "TournamentRow", "change_sheet", "ch
            "create_sheet", "create_tournament", "first_finished_match", "get_sheet",
            "get_tournament", "link_room", "list_sheets", "list_tournaments", "room_link",
            "rooms_of_tournament", "settle_room", "sheets_of_tournament"]
+
+
+async def open_room_codes(storage: Storage) -> list[str]:
+    """The codes of every room that plays a tournament match whose result has not come back."""
+    async with storage.sessions() as s:
+        rows = (await s.execute(select(TournamentRoomRow.room_code)
+                                .where(TournamentRoomRow.status == "playing"))).scalars()
+        return list(rows)

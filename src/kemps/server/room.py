@@ -166,6 +166,8 @@ class Room:
         # Called with (room, summary) when a match ends; the server fans it out to listeners
         # such as the tournament desk (a tournament match played online reports by itself).
         self.on_finished: Callable[[Room, dict[str, Any]], None] | None = None
+        # A tournament match played online keeps the tournament's rules (set by the desk).
+        self.rules_locked = False
 
     # == clock =====================================================================================
     def now(self) -> float:
@@ -257,6 +259,9 @@ class Room:
         still exist)."""
         if self.status == "playing":
             raise ServerError("not_in_lobby", "The rules are fixed while the match is on.", 409)
+        if self.rules_locked:
+            raise ServerError("rules_locked", "This room plays a tournament match: its rules are "
+                              "the tournament's.", 409)
         old = self.seats
         self.rules = rules
         self.seats = [old[i] if i < len(old) else Seat() for i in range(rules.players)]
