@@ -49,7 +49,7 @@ def test_run_with_changed_options() -> None:
                                  "--set", "double_calls=true"])
     assert result.exit_code == 0, result.output
     assert "3 pairs" in result.output and "Match over." in result.output
-    bad = runner.invoke(app, ["run", "--set", "pairs=9"])
+    bad = runner.invoke(app, ["run", "--set", "pairs=13"])
     assert bad.exit_code == 2 and "bad_option" in bad.output and "pairs" in bad.output
     worse = runner.invoke(app, ["run", "--set", "nonsense"])
     assert worse.exit_code == 2 and "option=value" in worse.output

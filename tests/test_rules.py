@@ -10,7 +10,7 @@ from kemps.errors import RuleError
 from kemps.rules import DEFAULT_PRESET, PRESETS, RuleSet, find_preset, preset_names
 
 EXPECTED_PRESETS = {"pagat", "squarescores", "seed2-standard", "seed2-tournament",
-                    "points-to-five", "kent", "cash", "canes", "peanut-butter"}
+                    "points-to-five", "kent", "cash", "canes", "signals", "peanut-butter"}
 
 
 def test_every_preset_named_in_rules_notes_exists() -> None:
@@ -50,7 +50,13 @@ def test_unknown_preset(name: str) -> None:
 
 
 @pytest.mark.parametrize(("changes", "option"), [
-    ({"pairs": 7}, "pairs"),
+    ({"pairs": 13}, "pairs"),
+    ({"pairs": 1}, "pairs"),
+    ({"hands": 4}, "hands"),
+    ({"pairs": 3, "stop_scope": "opposite"}, "stop_scope"),
+    ({"objection_s": 0}, "objection_s"),
+    ({"double_stop_on": "three_of_a_kind"}, "double_stop_on"),
+    ({"dealer": "non_playing", "idle_sweep_s": 0}, "idle_sweep_s"),
     ({"pairs": 1}, "pairs"),
     ({"pairs": 6, "decks": 1}, "decks"),
     ({"immune_while_holding": True}, "immune_while_holding"),
@@ -113,7 +119,7 @@ def test_to_dict_from_dict_round_trip(name: str) -> None:
 
 def test_from_dict_rejects_bad_data() -> None:
     with pytest.raises(RuleError) as info:
-        RuleSet.from_dict({"pairs": 9})
+        RuleSet.from_dict({"pairs": 13})
     assert info.value.code == "bad_option" and "pairs" in info.value.message
     with pytest.raises(RuleError) as info:
         RuleSet.from_dict([("pairs", 2)])  # type: ignore[arg-type]

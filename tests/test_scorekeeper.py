@@ -171,14 +171,16 @@ def test_points_end_at_the_target() -> None:
 
 
 def test_s4_wrong_call_plays_on_and_does_not_count_as_a_hand() -> None:
-    m = Match(players(2), preset="points-to-five", options={"hands": 2, "target": 0})
+    m = Match(players(2), preset="points-to-five", options={"hands": 3, "target": 0})
     r = m.record({"call": "stop", "by": "P0a", "on": "P1a", "right": False})
     assert m.scores == (0, 1) and not r.ends_hand and not r.counts
     assert r.text.endswith("Play goes on.")
     m.record({"call": "kemps", "by": "P0a", "right": True})
     assert not m.over and m.decided_hands == 1
     m.record({"call": "kemps", "by": "P0a", "right": True})
-    assert m.over and m.scores == (2, 1)
+    assert not m.over and m.decided_hands == 2
+    m.record({"call": "kemps", "by": "P1a", "right": True})
+    assert m.over and m.scores == (2, 2)
 
 
 def test_agreed_number_of_hands_real_deals_do_not_count() -> None:
@@ -216,7 +218,7 @@ def test_table_talk_loses_the_match_and_ranks_last() -> None:
     ("pagat", {}, 3, {"call": "stop", "by": "P0a", "right": True}, "need_target"),
     ("squarescores", {}, 2, {"call": "stop", "by": "P0a", "on": 1, "right": True},
      "need_target"),
-    ("pagat", {"stop_scope": "opposite"}, 3, {"call": "stop", "by": "P0a", "on": 2,
+    ("pagat", {"stop_scope": "opposite"}, 4, {"call": "stop", "by": "P0a", "on": 1,
                                               "right": True}, "not_opposite"),
     ("pagat", {}, 2, {"call": "double", "by": "P0a", "right": True}, "calls_disabled"),
     ("pagat", {}, 2, {"call": "double_stop", "by": "P0a", "right": True}, "calls_disabled"),
@@ -349,7 +351,7 @@ def test_export_and_import_round_trip() -> None:
 
 @pytest.mark.parametrize("sheet, code, fragment", [
     ([], "bad_sheet", "JSON object"),
-    ({"pairs": [["A", "B"]], "hands": []}, "bad_sheet", "2 to 4 pairs"),
+    ({"pairs": [["A", "B"]], "hands": []}, "bad_sheet", "2 to 12 pairs"),
     ({"pairs": [["A", "B"], ["C", "A"]], "hands": []}, "bad_sheet", "different name"),
     ({"pairs": [["A", "B"], ["C"]], "hands": []}, "bad_sheet", "two player names"),
     ({"pairs": [["A", "B"], ["C", "D"]], "hands": [], "colour": 1}, "bad_sheet", "colour"),

@@ -27,7 +27,7 @@ from kemps.actions import (
     Swap,
 )
 from kemps.cards import parse_card, parse_cards
-from kemps.errors import Rejected
+from kemps.errors import Rejected, RuleError
 from kemps.events import (
     Called,
     CallJudged,
@@ -40,6 +40,7 @@ from kemps.events import (
     HoldExpired,
     MatchEnded,
     Objected,
+    ObjectionLapsed,
     PlayOpened,
     Revealed,
     Scored,
@@ -333,22 +334,54 @@ def test_stall_sweeps_unless_someone_objects_and_play_goes_on() -> None:
 
 
 def test_objection_pauses_countdown_until_the_objector_takes_a_card() -> None:
-    """S4: if someone objects during the countdown, it is stopped until that player takes the card
-    they want; the countdown then recommences."""
-    t = table("points-to-five")
+    """S4: "If someone objects during the countdown, the countdown is stopped until that player
+    takes the card they want. The countdown then recommences." """
+    t = table("points-to-five", objection_s=30.0)
     deal(t, SEVENS, middle=SEVENS_MIDDLE)
     t.apply(ProposeStall(1), now=1.0)
     one(t.apply(Object(2), now=2.0), Objected)
     assert t.stall_deadline is None and t.objectors == {2}
-    assert of(t.advance(60.0), Swept) == []
+    assert of(t.advance(20.0), Swept) == []
     # another player's swap does not resume it
-    ev = swap(t, 1, "9D", t.hands[1][0].text, now=61.0)
+    ev = swap(t, 1, "9D", t.hands[1][0].text, now=21.0)
     assert of(ev, StallResumed) == [] and t.stall_deadline is None
-    assert of(t.advance(100.0), Swept) == []
-    ev = swap(t, 2, "9H", t.hands[2][0].text, now=100.0)
+    assert of(t.advance(25.0), Swept) == []
+    ev = swap(t, 2, "9H", t.hands[2][0].text, now=25.0)
     resumed = one(ev, StallResumed)
-    assert resumed.deadline == 100.0 + t.rules.sweep_countdown_s
-    assert of(t.advance(103.0), Swept)
+    assert resumed.deadline == 25.0 + t.rules.sweep_countdown_s
+    assert of(t.advance(28.0), Swept)
+
+
+def test_an_objection_lapses_and_cannot_hold_the_middle_for_ever() -> None:
+    """S0 'Play' ("Any player may say the middle has stalled; if nobody objects, the dealer
+    sweeps") with S4's objection ("the countdown is stopped until that player takes the card they
+    want"): an objection lapses after ``objection_s`` and each seat objects once a stall, so no
+    player holds the middle for a whole hand (RULES-NOTES "Objections")."""
+    t = table("points-to-five", idle_sweep_s=0.0)
+    lapse, count = t.rules.objection_s, t.rules.sweep_countdown_s
+    deal(t, SEVENS, middle=SEVENS_MIDDLE)
+    t.apply(ProposeStall(1), now=1.0)
+    t.apply(Object(2), now=2.0)
+    rejects(t, ProposeStall(3), 2.5, "objection_pending")
+    assert t.next_deadline() == 2.0 + lapse
+    assert t.advance(2.0 + lapse - 0.01) == []
+    events = t.advance(2.0 + lapse)
+    assert one(events, ObjectionLapsed).seat == 2
+    assert one(events, StallResumed).deadline == 2.0 + lapse + count
+    assert t.stall_deadline == 2.0 + lapse + count and t.objectors == frozenset()
+    # the same player cannot object again to this stall; another player may, once
+    rejects(t, Object(2), 2.0 + lapse + 0.5, "already_objected")
+    t.apply(Object(3), now=2.0 + lapse + 0.5)
+    t.advance(2.0 + 2 * lapse + 0.5)
+    for seat in (0, 1):
+        t.apply(Object(seat), now=2.0 + 2 * lapse + 0.6)
+    # every seat has objected once; after the last lapses the countdown runs to the sweep
+    end = 2.0 + 3 * lapse + 0.6
+    sweep = [e for e in t.advance(end + count) if isinstance(e, Swept)]
+    assert len(sweep) == 1 and sweep[0].t == end + count
+    # a new stall is a new countdown: objections are counted afresh
+    t.apply(ProposeStall(1), now=end + count + 1.0)
+    one(t.apply(Object(2), now=end + count + 1.5), Objected)
 
 
 def test_object_without_a_stall_is_refused() -> None:
@@ -377,17 +410,48 @@ def test_fresh_middle_only_when_every_player_agrees() -> None:
     one(ev, Swept)
 
 
-@pytest.mark.parametrize("preset", ["seed2-standard", "seed2-tournament"])
+@pytest.mark.parametrize("preset", ["seed2-standard", "squarescores"])
 def test_dealer_only_sweeps(preset: str) -> None:
     """S2 row 7 ('The dealer sweeps them away') and S0 'Fresh middle by agreement' ('only when the
-    dealer says so'): another seat is refused ``not_dealer``; the dealer sweeps at once."""
-    t = table(preset, first_dealer=1)
+    dealer says so'): another seat is refused ``not_dealer``; the dealer sweeps at once; and
+    nothing else replaces the middle: not the idle timer, however long nothing moves."""
+    t = table(preset, first_dealer=1, sweep="dealer_only", idle_sweep_s=5.0)
     deal(t)
-    if t.phase == "dealt":
-        t.apply(Go(1), now=0.5)
     rejects(t, ProposeStall(0), 1.0, "not_dealer")
-    ev = t.apply(ProposeStall(1), now=1.0)
+    rejects(t, ProposeStall(None), 1.0, "no_such_seat")
+    assert t.next_deadline() is None
+    assert t.advance(600.0) == []
+    ev = t.apply(ProposeStall(1), now=600.5)
     one(ev, Swept)
+
+
+def test_a_dealer_who_is_not_playing_says_go_and_sweeps() -> None:
+    """S2 tournament row 7: "Give each table a dealer who is not playing, to sweep the cards and
+    judge the first touch" (``dealer="non_playing"``; online the table itself, the host may act
+    for it). It deals from seat 0, says Go after ``start_countdown_s`` (or when told), and sweeps
+    a middle nobody wants after ``idle_sweep_s``; no player may do either."""
+    t = table("seed2-tournament", first_dealer=2)
+    assert t.dealer is None and t.rules.dealer == "non_playing"
+    dealt = one(deal(t, SEVENS, middle=SEVENS_MIDDLE), HandDealt)
+    assert dealt.dealer is None and t.hands[0][:3] == list(parse_cards("7H 7S 7D"))
+    go_at = t.rules.start_countdown_s
+    assert t.phase == "dealt" and t.next_deadline() == go_at
+    for seat in range(4):
+        rejects(t, Go(seat), 1.0, "not_dealer")
+    assert one(t.advance(go_at), PlayOpened).t == go_at
+    swap(t, 0, "7C", "6C", now=go_at + 1.0)
+    for seat in range(4):
+        rejects(t, ProposeStall(seat), go_at + 1.5, "not_dealer")
+    idle = t.rules.idle_sweep_s
+    assert t.next_deadline() == go_at + 1.0 + idle
+    assert one(t.advance(go_at + 1.0 + idle), Swept).t == go_at + 1.0 + idle
+    # the host, acting for the dealer, sweeps at once
+    one(t.apply(ProposeStall(None), now=go_at + idle + 2.0), Swept)
+    # the next hand is dealt by nobody at the table, and Go may come sooner than the timer
+    call(t, 2, now=go_at + idle + 3.0)
+    deal(t, now=50.0)
+    assert t.dealer is None
+    one(t.apply(Go(None), now=50.5), PlayOpened)
 
 
 def test_idle_sweep_after_no_action_for_a_while() -> None:
@@ -602,17 +666,38 @@ def test_right_kemps_one_pair_goes_to_the_callers_left(caller: int, letter_to: i
     assert sum(t.scores) == 1
 
 
-def test_stop_scope_opposite() -> None:
-    """S0 FAQ 'Can you call Stop Kemps on any team?': with six or eight players some tables allow
-    Stop Kemps only on the pair opposite (``stop_scope="opposite"``: the pair of the player to the
-    caller's left); others allow any pair."""
-    t = table(pairs=3, stop_scope="opposite")
+@pytest.mark.parametrize("pairs", [2, 4, 6, 8, 10, 12])
+def test_stop_scope_opposite_is_mutual(pairs: int) -> None:
+    """S0 FAQ 'Can you call Stop Kemps on any team?': "With six or eight players some tables allow
+    Stop Kemps on any pair and others only on the pair opposite". The pair opposite pair ``p`` is
+    ``(p + pairs/2) % pairs``: whoever may stop whom, the other may stop them back (RULES-NOTES:
+    "if pair A may stop pair B, B may stop A")."""
+    r = rules(pairs=pairs, stop_scope="opposite")
+    from kemps.scoring import stop_targets
+    allowed = {(seat % pairs, on_pair) for seat in range(2 * pairs)
+               for _, on_pair in stop_targets(r, seat)}
+    assert len(allowed) == pairs  # exactly one pair opposite each pair
+    assert all((b, a) in allowed for a, b in allowed)
+    assert all(a != b for a, b in allowed)
+    t = table(pairs=pairs, stop_scope="opposite")
     deal(t)
-    rejects(t, Call(0, "stop", on_pair=2), 1.0, "not_opposite")
-    assert scored(call(t, 0, "stop", on_pair=1)) == {0: 1}
-    t2 = table(pairs=3)
+    opposite = (0 + pairs // 2) % pairs
+    for other in range(1, pairs):
+        if other != opposite:
+            rejects(t, Call(0, "stop", on_pair=other), 1.0, "not_opposite")
+    assert scored(call(t, 0, "stop", on_pair=opposite)) == {0: 1}
+    t2 = table(pairs=pairs)
     deal(t2)
-    assert scored(call(t2, 0, "stop", on_pair=2)) == {0: 1}
+    assert scored(call(t2, 0, "stop", on_pair=pairs - 1)) == {0: 1}
+
+
+@pytest.mark.parametrize("pairs", [3, 5])
+def test_stop_scope_opposite_needs_an_even_number_of_pairs(pairs: int) -> None:
+    """S0 (six or eight players, "only on the pair opposite"): with three pairs no pair sits
+    across the table from another, so the option is refused with a message."""
+    with pytest.raises(RuleError) as err:
+        rules(pairs=pairs, stop_scope="opposite")
+    assert err.value.code == "bad_option" and "stop_scope" in err.value.message
 
 
 def test_first_call_wins_later_calls_hand_over() -> None:
@@ -877,7 +962,7 @@ def test_grab_needs_a_hold_limit() -> None:
 
 def test_nobody_touches_the_middle_until_the_dealer_says_go() -> None:
     """S2 variations row 1: nobody touches the middle cards until the dealer says "Go"."""
-    t = table("seed2-tournament", first_dealer=2)
+    t = table("seed2-tournament", first_dealer=2, dealer="fixed")
     events = deal(t, SEVENS, middle=SEVENS_MIDDLE)
     assert of(events, PlayOpened) == [] and t.phase == "dealt"
     rejects(t, Swap(0, parse_cards("7C"), parse_cards("6C")), 1.0, "not_started")
@@ -1026,13 +1111,34 @@ def test_fake_signals_allowed() -> None:
     one(t.apply(Gesture(0, "touch_ear"), now=1.0), Gestured)
 
 
+@pytest.mark.parametrize("start", ["on_go", "countdown", "on_deal"])
+def test_fake_signal_ban_holds_in_every_phase(start: str) -> None:
+    """S2 signals row 5 ("Fake signals that mean nothing are allowed ... Some rule books ban
+    them"): under the ban, a pair's signal without four of a kind is refused ``fake_signal`` in
+    every phase a gesture can be made in: between hands, after the deal before the dealer's "Go",
+    during Cash's countdown, and in play."""
+    t = table("pagat", fake_signals="banned", start=start)
+    t.apply(AgreeSignals(0, ("touch_ear",)), now=0.0)
+    rejects(t, Gesture(0, "touch_ear"), 0.1, "fake_signal")  # between hands
+    deal(t, ["7H 7S 7D 7C"], now=1.0)
+    rejects(t, Gesture(2, "touch_ear"), 1.1, "fake_signal")  # partner holds no four
+    one(t.apply(Gesture(0, "touch_ear"), now=1.2), Gestured)  # a real signal, any phase
+    t.apply(Call(2, "kemps"), now=1.5)
+    assert t.phase == "huddle"
+    rejects(t, Gesture(0, "touch_ear"), 1.6, "fake_signal")  # the old hand is no longer in play
+    deal(t, now=2.0)
+    assert t.phase == ("play" if start == "on_deal" else "dealt")
+    rejects(t, Gesture(0, "touch_ear"), 2.1, "fake_signal")
+    one(t.apply(Gesture(0, "wink"), now=2.2), Gestured)  # not the pair's signal: fine
+
+
 def test_fake_signals_banned() -> None:
     """S2 signals row 5 ('Some rule books ban them') and tournament row 8: where fake signals are
     banned, making your pair's signal without four of a kind is ``fake_signal``."""
     t = table("seed2-tournament")
     t.apply(AgreeSignals(0, ("touch_ear",)), now=0.0)
     deal(t, SEVENS, middle=SEVENS_MIDDLE)
-    t.apply(Go(0), now=0.5)
+    t.apply(Go(None), now=0.5)
     rejects(t, Gesture(0, "touch_ear"), 1.0, "fake_signal")
     rejects(t, Gesture(2, "touch_ear"), 1.0, "fake_signal")
     t.apply(Gesture(0, "wink"), now=1.0)  # not our signal: fine
@@ -1073,14 +1179,17 @@ def test_table_talk_ruling_refused_where_allowed() -> None:
     ("pagat", "KEMPS", "Kemps", "Stop Kemps"),
     ("kent", "KENT", "Kent", "Stop Kent"),
     ("cash", "CASH", "Cash", "Counter Cash"),
-    ("canes", "CANES", "Canes", "Stop Canes"),
+    ("canes", "KEMPS", "Canes", "Stop Canes"),
+    ("signals", "KEMPS", "Signals", "Stop Signals"),
     ("peanut-butter", "KEMPS", "Peanut butter", "Jelly"),
     ("points-to-five", "KEMPS", "Kemps", "Counter Kemps"),
 ])
 def test_call_words_from_the_rule_set(preset: str, word: str, call_word: str,
                                       stop_word: str) -> None:
-    """S0 'Kent, Cash, Canes and Signals' (the name is often the call), S1 and S2 variations rows
-    4, 5, 7 (Kent, Cash/Counter Cash, Peanut butter/Jelly), S4 ('counter kemps')."""
+    """S0 'Kent, Cash, Canes and Signals' ("the name is often the call ... The rules, the letters
+    and the signals are the same wherever you sit": Canes and Signals spell K-E-M-P-S), S1 and S2
+    variations rows 4, 5, 7 (Kent K-E-N-T, Cash/Counter Cash C-A-S-H, Peanut butter/Jelly), S4
+    ('counter kemps')."""
     t = table(preset)
     assert (t.rules.word, t.rules.call_word, t.rules.stop_word) == (word, call_word, stop_word)
     v = view_for(t, 0)
@@ -1169,7 +1278,7 @@ def test_tournament_match_to_three_letters() -> None:
     assert t.rules.losing_letters == 3
     for hand in range(3):
         events = deal(t, now=10.0 * hand)
-        t.apply(Go(0), now=10.0 * hand + 0.5)
+        t.apply(Go(None), now=10.0 * hand + 0.5)
         events = call(t, 1, now=10.0 * hand + 1.0)
     m = one(events, MatchEnded)
     assert m.scores == (0, 3) and m.ranks == (1, 2)

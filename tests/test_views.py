@@ -147,7 +147,7 @@ def test_countdown_start_hides_the_middle_until_play_opens() -> None:
 
 
 def test_on_go_start_waits_for_the_dealer() -> None:
-    table, _ = dealt("seed2-tournament", dealer=1)
+    table, _ = dealt("seed2-standard", dealer=1, start="on_go")
     assert table.phase == "dealt"
     with pytest.raises(Rejected) as err:
         table.apply(Swap(0, parse_cards("TC"), parse_cards("7H")), now=11.0)
@@ -239,7 +239,7 @@ def test_seat_view_to_dict_is_json_serialisable(preset: str) -> None:
     rules = PRESETS[preset]
     table = Table(rules)
     table.apply(AgreeSignals(0, ("nod",)), now=0.0)
-    table.apply(Deal(stacked_order(rules, HANDS, MIDDLE), 3), now=1.0)
+    table.apply(Deal(stacked_order(rules, HANDS, MIDDLE, dealer=table.dealer), 3), now=1.0)
     for seat in (None, 0, 1, 2, 3):
         data = view_for(table, seat).to_dict()
         back = json.loads(json.dumps(data))

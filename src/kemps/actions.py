@@ -36,9 +36,10 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class Go:
-    """The dealer says "Go" (S2 variations row 1; ``start="on_go"``)."""
+    """The dealer says "Go" (S2 variations row 1; ``start="on_go"``). ``seat`` is ``None`` for a
+    dealer who is not playing (S2 tournament row 7; online the host acting for the table)."""
 
-    seat: int
+    seat: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +73,10 @@ class Discard:
 @dataclass(frozen=True, slots=True)
 class ProposeStall:
     """Say the middle has stalled (S0); agree to a fresh middle (``all_agree``); or, as the dealer
-    at a ``dealer_only`` table, sweep."""
+    at a ``dealer_only`` table, sweep. ``seat`` is ``None`` for a dealer who is not playing,
+    who sweeps at once (S2 rules row 7 "The dealer sweeps them away")."""
 
-    seat: int
+    seat: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +156,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
             value = [c.text for c in value]
         elif f.name in _STR_TUPLE_FIELDS:
             value = list(value)
-        if value is None and f.name in ("seat", "on_seat", "on_pair"):
-            continue
+        if value is None and f.default is None:  # an optional field left out; a dealer's
+            continue                             # ``seat: None`` (Go, stall) is kept
         out[f.name] = value
     return out
 

@@ -215,7 +215,7 @@ def register(app: typer.Typer) -> None:
         levels: Annotated[str, typer.Option(help="Comma-separated bot levels, weakest first.")
                           ] = "simple,casual,club,sharp",
         matches: Annotated[int, typer.Option(help="Matches per pairing of two levels.")] = 100,
-        pairs: Annotated[int, typer.Option("--pairs", "-p", help="Pairs at the table, 2-6.")
+        pairs: Annotated[int, typer.Option("--pairs", "-p", help="Pairs at the table, 2-12.")
                          ] = 2,
         rules: Annotated[str, typer.Option("--rules", "-r", help="Preset name or alias.")
                          ] = "pagat",

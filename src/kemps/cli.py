@@ -34,7 +34,7 @@ err_console = _console(stderr=True)
 
 RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Preset name or alias "
                                        "(see 'kemps presets').")]
-PairsOpt = Annotated[int | None, typer.Option("--pairs", "-p", help="Pairs at the table, 2-6 "
+PairsOpt = Annotated[int | None, typer.Option("--pairs", "-p", help="Pairs at the table, 2-12 "
                                               "(default: the preset's).")]
 SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="Change a rule option: --set option=value (repeatable), e.g. --set "

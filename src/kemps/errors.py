@@ -50,7 +50,7 @@ REJECTION_CODES: frozenset[str] = frozenset({
     "bad_action", "bad_deal", "no_such_seat", "match_over", "hand_over", "hand_in_play",
     "not_started", "card_gone", "not_in_hand", "one_card_at_a_time", "uneven_swap",
     "holding_five", "not_holding", "same_card", "not_dealer", "no_stall", "stall_pending",
-    "objection_pending", "already_agreed", "not_your_partner", "own_pair", "not_opposite",
+    "objection_pending", "already_objected", "already_agreed", "not_your_partner", "own_pair", "not_opposite",
     "need_target", "calls_disabled", "heard_forbidden", "chat_forbidden", "unknown_gesture",
     "fake_signal", "no_huddle", "table_talk_allowed",
 })

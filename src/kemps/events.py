@@ -18,12 +18,13 @@ HandEndReason = Literal["call", "real_deal", "table_talk"]
 
 @dataclass(frozen=True, slots=True)
 class HandDealt:
-    """A hand was dealt. ``hands[seat]`` is that seat's four cards (redacted per viewer);
+    """A hand was dealt by ``dealer`` (a seat, or ``None``: a dealer who is not playing, S2
+    tournament row 7). ``hands[seat]`` is that seat's four cards (redacted per viewer);
     ``middle`` is ``None`` per slot while dealt face down (``start="countdown"``, S2 Cash)."""
 
     t: float
     hand_no: int
-    dealer: int
+    dealer: int | None
     hands: tuple[tuple[Card, ...], ...]
     middle: tuple[Card | None, ...]
     stock_count: int
@@ -84,12 +85,12 @@ class HoldExpired:
 
 @dataclass(frozen=True, slots=True)
 class StallProposed:
-    """A stall was proposed by ``seat`` (``auto``: by the dealer after ``idle_sweep_s`` with no
-    swap); the middle is swept at ``deadline`` unless someone objects. Under ``all_agree``,
+    """A stall was proposed by ``seat`` (``None``: a dealer who is not playing; ``auto``: by the
+    dealer after ``idle_sweep_s`` with no swap); the middle is swept at ``deadline`` unless someone objects. Under ``all_agree``,
     ``agreed`` counts the seats agreeing so far and ``deadline`` is None."""
 
     t: float
-    seat: int
+    seat: int | None
     deadline: float | None
     auto: bool = False
     agreed: int = 0
@@ -104,8 +105,18 @@ class Objected:
 
 
 @dataclass(frozen=True, slots=True)
+class ObjectionLapsed:
+    """``seat``'s objection lapsed ``objection_s`` after it was made, without that player taking
+    a card, so that no objection holds the middle for ever (RULES-NOTES "Objections")."""
+
+    t: float
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class StallResumed:
-    """The last objector took a card; the countdown starts again and ends at ``deadline``."""
+    """The last objector took a card (or the last objection lapsed); the countdown starts again
+    and ends at ``deadline``."""
 
     t: float
     deadline: float
@@ -246,14 +257,14 @@ class MatchEnded:
 
 
 Event = (HandDealt | PlayOpened | Swapped | Grabbed | Discarded | HoldExpired | StallProposed
-         | Objected | StallResumed | StallCancelled | Swept | StockReshuffled | Gestured | Chatted
+         | Objected | ObjectionLapsed | StallResumed | StallCancelled | Swept | StockReshuffled | Gestured | Chatted
          | SignalsAgreed | Called | CallVoid | Revealed | CallJudged | Scored | TableTalkRuled
          | HandEnded | MatchEnded)
 
 EVENT_NAMES: Final[dict[type[Any], str]] = {
     cls: "".join("_" + ch.lower() if ch.isupper() else ch for ch in cls.__name__).lstrip("_")
     for cls in (HandDealt, PlayOpened, Swapped, Grabbed, Discarded, HoldExpired, StallProposed,
-                Objected, StallResumed, StallCancelled, Swept, StockReshuffled, Gestured, Chatted,
+                Objected, ObjectionLapsed, StallResumed, StallCancelled, Swept, StockReshuffled, Gestured, Chatted,
                 SignalsAgreed, Called, CallVoid, Revealed, CallJudged, Scored, TableTalkRuled,
                 HandEnded, MatchEnded)}
 

@@ -21,6 +21,7 @@ from kemps.events import (
     HoldExpired,
     MatchEnded,
     Objected,
+    ObjectionLapsed,
     PlayOpened,
     Revealed,
     Scored,
@@ -56,7 +57,7 @@ def describe(table: Table, event: Event, omniscient: bool = False) -> str | None
     call_words = {"kemps": r.call_word, "stop": r.stop_word,
                   "double_kemps": r.double_call_word, "double_stop": r.double_stop_word}
     if isinstance(e, HandDealt):
-        line = f"Hand {e.hand_no}: {names[e.dealer]} deals."
+        line = f"Hand {e.hand_no}: {table.name_of(e.dealer)} deals."
         if omniscient:
             line += " " + "; ".join(f"{names[s]} {cards_text(h)}" for s, h in enumerate(e.hands))
         return line
@@ -71,12 +72,15 @@ def describe(table: Table, event: Event, omniscient: bool = False) -> str | None
     if isinstance(e, HoldExpired):
         return f"{names[e.seat]} held too long; {cards_text(e.returned)} goes back."
     if isinstance(e, StallProposed):
+        proposer = table.name_of(e.seat)
         if e.deadline is None:
-            return f"{names[e.seat]} agrees to a fresh middle ({e.agreed} of {table.n})."
-        who = f"{names[e.seat]} (dealer, nothing moving)" if e.auto else names[e.seat]
+            return f"{proposer} agrees to a fresh middle ({e.agreed} of {table.n})."
+        who = f"{proposer} (dealer, nothing moving)" if e.auto else proposer
         return f"{who} says the middle has stalled."
     if isinstance(e, Objected):
         return f"{names[e.seat]} objects."
+    if isinstance(e, ObjectionLapsed):
+        return f"{names[e.seat]}'s objection lapses."
     if isinstance(e, StallResumed):
         return "The countdown starts again."
     if isinstance(e, StallCancelled):

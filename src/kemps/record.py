@@ -164,16 +164,21 @@ class Recorder:
         self.record = MatchRecord(rules, self.table.names, first_dealer, meta=dict(meta or {}))
 
     def apply(self, action: Action, now: float) -> list[Event]:
-        """:meth:`Table.apply`, recording the action when accepted (raises ``Rejected`` else)."""
+        """:meth:`Table.apply`, recording the action when accepted (raises ``Rejected`` else).
+
+        The record keeps the time the table applied it at (:attr:`Table.clock`): an action stamped
+        earlier than the table's clock is applied, and recorded, at the clock, so the record's
+        times never decrease and a record of accepted actions always replays."""
         events = self.table.apply(action, now)
-        self.record.actions.append((now, action))
+        self.record.actions.append((self.table.clock, action))
         return events
 
     def advance(self, now: float) -> list[Event]:
         """:meth:`Table.advance`, remembering ``now`` as the record's end time (only advancing
         moves ``end``: replay advances to it, so it must not fire a timer the table did not)."""
         events = self.table.advance(now)
-        self.record.end = max(now, self.record.end or now)
+        end = max(now, self.table.clock)
+        self.record.end = end if self.record.end is None else max(end, self.record.end)
         return events
 
 
@@ -222,7 +227,7 @@ def match_summary(table: Table, events: Iterable[Event]) -> dict[str, Any]:
     pending_call: Called | None = None
     for e in events:
         if isinstance(e, HandDealt):
-            current = {"hand": e.hand_no, "dealer": e.dealer, "dealer_name": table.names[e.dealer],
+            current = {"hand": e.hand_no, "dealer": e.dealer, "dealer_name": table.name_of(e.dealer),
                        "ended": None, "calls": [], "scored": []}
             hands.append(current)
         elif current is None:

@@ -19,7 +19,7 @@ from kemps.errors import RuleError
 
 Decks = Literal["auto", 1, 2]
 Start = Literal["on_deal", "on_go", "countdown"]
-Dealer = Literal["rotate_left", "fixed"]
+Dealer = Literal["rotate_left", "fixed", "non_playing"]
 Sweep = Literal["any_player_unless_objection", "all_agree", "dealer_only"]
 StockExhausted = Literal["real_deal", "reshuffle_swept"]
 StopTarget = Literal["pair", "player"]
@@ -28,11 +28,16 @@ RightKempsLetters = Literal["every_other_pair", "one_pair"]
 Scoring = Literal["letters", "points"]
 TableTalk = Literal["forbidden", "allowed"]
 FakeSignals = Literal["allowed", "banned"]
+DoubleStopOn = Literal["four_of_a_kind", "two_of_a_kind"]
+
+#: The most pairs a table seats: as many as two decks can deal (S1 "a larger even number of
+#: people", S2 "Six, eight or more"): four cards a player, four to the middle and a fresh middle.
+MAX_PAIRS: Final = 12
 
 _CHOICES: Final[dict[str, tuple[object, ...]]] = {
     "decks": ("auto", 1, 2),
     "start": ("on_deal", "on_go", "countdown"),
-    "dealer": ("rotate_left", "fixed"),
+    "dealer": ("rotate_left", "fixed", "non_playing"),
     "sweep": ("any_player_unless_objection", "all_agree", "dealer_only"),
     "stock_exhausted": ("real_deal", "reshuffle_swept"),
     "stop_target": ("pair", "player"),
@@ -41,10 +46,14 @@ _CHOICES: Final[dict[str, tuple[object, ...]]] = {
     "scoring": ("letters", "points"),
     "table_talk": ("forbidden", "allowed"),
     "fake_signals": ("allowed", "banned"),
+    "double_stop_on": ("four_of_a_kind", "two_of_a_kind"),
 }
 _BOOLS: Final = ("heard_signals", "table_chat", "multi_swap", "immune_while_holding",
                  "wrong_call_ends_round", "double_calls")
-_SECONDS: Final = ("start_countdown_s", "hold_limit_s", "sweep_countdown_s", "idle_sweep_s")
+_SECONDS: Final = ("start_countdown_s", "hold_limit_s", "sweep_countdown_s", "idle_sweep_s",
+                   "objection_s")
+_INTS: Final = ("pairs", "target", "hands", "double_right", "double_wrong")
+_TEXTS: Final = ("word", "call_word", "stop_word")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +62,19 @@ class RuleSet:
 
     Options (source in ../shared/RULES-NOTES.md, "Where they disagree"):
         name: the preset this came from, or ``"custom"`` after changes (display only).
-        pairs: 2..6 pairs, partners opposite (S2 "2-6 teams").
+        pairs: 2..12 pairs, partners opposite: as many as two decks deal (S1 "it is possible for a
+            larger even number of people to play"; S2 "Six, eight or more can play").
         decks: ``"auto"`` (one deck up to 8 players, else two; S1, S2), 1 or 2.
         heard_signals: heard gestures (a cough, a word) allowed (S0) or only seen ones (S1, S2).
         table_chat: players may chat at the table (S0 "silent signals" forbids it).
         table_talk: ``"forbidden"``: a signal meaning anything but four of a kind loses the match
             (S1, S2); ``"allowed"`` (S4).
         fake_signals: ``"allowed"`` (S0, S1, S2) or ``"banned"`` (S2 "some rule books ban them").
-        dealer: ``"rotate_left"`` (S0) or ``"fixed"`` (S1, S2).
+        dealer: ``"rotate_left"`` (S0), ``"fixed"`` (S1, S2) or ``"non_playing"``: a dealer who
+            is not playing (S2 tournament row 7 "Give each table a dealer who is not playing, to
+            sweep the cards and judge the first touch"); online that dealer is the table itself
+            (it says Go ``start_countdown_s`` after the deal and sweeps after ``idle_sweep_s``
+            with no card moving), and the host may act for it.
         start: ``"on_deal"`` (S1), ``"on_go"`` (S2 variation), ``"countdown"`` (S2 Cash: middle face
             down, turned after "three, two, one, go").
         start_countdown_s: length of that countdown, seconds.
@@ -71,13 +85,19 @@ class RuleSet:
         sweep: who clears the middle (S0 any player unless someone objects, S0 variants all agree or
             dealer only).
         sweep_countdown_s: seconds between a stall proposal and the sweep (S4 "counts down from three").
+        objection_s: seconds an objection pauses the countdown before it lapses (S4 "the countdown
+            is stopped until that player takes the card they want"; it lapses so that no player can
+            hold the middle for a whole hand; each seat objects once per stall).
         idle_sweep_s: 0 = off; else (at least 1) the dealer proposes a stall after this many seconds
-            with no swap
+            with no swap; under ``sweep="dealer_only"`` only a dealer who is not playing uses it
+            (S0 "only when the dealer says so": a playing dealer sweeps by hand)
             (S4 "after there is no action for a while").
         stock_exhausted: ``"real_deal"`` (S1, S2) or ``"reshuffle_swept"`` (S0).
         stop_target: Stop Kemps names a ``"pair"`` (S1, S2) or a ``"player"`` (S0, S4).
-        stop_scope: Stop Kemps on ``"any"`` pair, or only the ``"opposite"`` pair, defined here as the
-            pair of the player sitting to the caller's left (S0, 6-8 players).
+        stop_scope: Stop Kemps on ``"any"`` pair, or only on the ``"opposite"`` pair (S0, 6-8
+            players). Pair ``p``'s two players sit on one line across the table; the pair opposite
+            sits on the line across it, pair ``(p + pairs/2) % pairs``, so the relation is mutual.
+            Needs an even number of pairs (with three pairs no pair sits across another).
         right_kemps_letters: with 3+ pairs a right Kemps gives a letter to ``"every_other_pair"``
             (S1, S2) or to ``"one_pair"``, the pair of the player to the caller's left (S0, see
             RULES-NOTES "Cases the seeds leave open").
@@ -85,10 +105,15 @@ class RuleSet:
         double_calls: Double Kemps and double Stop Kemps (S0, S2 Carré-Coupé, S4).
         double_right: letters/points for a right double call (S0, S4: 2).
         double_wrong: letters/points for a wrong double call (S0: 2, S4: 1).
+        double_stop_on: a double Stop Kemps claims that both players of the pair hold
+            ``"four_of_a_kind"`` (S0, S2 Carré-Coupé) or ``"two_of_a_kind"`` (S4 read literally:
+            "double counter kemps if you think both opposing players have two of a kind").
         scoring: ``"letters"`` (fewest wins) or ``"points"`` (first to ``target`` wins).
-        word: the penalty word (KEMPS, KENT, CASH, CANES).
+        word: the penalty word (KEMPS; KENT and CASH from S2).
         target: letters that lose (0 = the whole word; S2 tournament 3 = K-E-M) or points that win.
-        hands: 0 = no limit; else the match ends after this many decided hands (Peanut Butter).
+        hands: 0 = no limit; else exactly this many decided hands are played and the pair that
+            lost fewer wins (S1 Peanut Butter "The two teams agree beforehand how many hands should
+            be played ... This must be an odd number"); spelling the word does not end it early.
         call_word: the word for Kemps at this table ("Kent", "Cash", "Peanut butter").
         stop_word: the word for Stop Kemps ("Stop Kent", "Counter Cash", "Jelly").
     """
@@ -112,11 +137,13 @@ class RuleSet:
     stock_exhausted: StockExhausted = "real_deal"
     stop_target: StopTarget = "pair"
     stop_scope: StopScope = "any"
+    objection_s: float = 5.0
     right_kemps_letters: RightKempsLetters = "every_other_pair"
     wrong_call_ends_round: bool = True
     double_calls: bool = False
     double_right: int = 2
     double_wrong: int = 2
+    double_stop_on: DoubleStopOn = "four_of_a_kind"
     scoring: Scoring = "letters"
     word: str = "KEMPS"
     target: int = 0
@@ -210,11 +237,11 @@ class RuleSet:
             if isinstance(value, bool) or not isinstance(value, int | float) or not (
                     0 <= value <= 600):
                 raise bad(option, "must be a number of seconds from 0 to 600.")
-        for option in ("pairs", "target", "hands", "double_right", "double_wrong"):
+        for option in _INTS:
             if isinstance(getattr(self, option), bool) or not isinstance(getattr(self, option), int):
                 raise bad(option, "must be a whole number.")
-        if not 2 <= self.pairs <= 6:
-            raise bad("pairs", f"a table seats 2 to 6 pairs, not {self.pairs}.")
+        if not 2 <= self.pairs <= MAX_PAIRS:
+            raise bad("pairs", f"a table seats 2 to {MAX_PAIRS} pairs, not {self.pairs}.")
         if 52 * self.deck_count < 4 * self.players + 8:
             # Four cards a player, four in the middle, and a stock for at least one fresh middle.
             raise bad("decks", f"{self.deck_count} deck(s) cannot deal four cards to "
@@ -233,6 +260,20 @@ class RuleSet:
                       "hands.")
         if not 0 <= self.hands <= 999:
             raise bad("hands", "must be 0 (no limit) to 999.")
+        if self.hands and self.pairs == 2 and self.hands % 2 == 0:
+            # S1 Peanut Butter: "This must be an odd number"; S2: "An odd number, so two teams
+            # cannot finish tied".
+            raise bad("hands", f"two pairs play an odd number of hands, so they cannot finish "
+                      f"tied; {self.hands} is even.")
+        if self.stop_scope == "opposite" and self.pairs % 2:
+            raise bad("stop_scope", f"'opposite' needs an even number of pairs: with "
+                      f"{self.pairs} pairs no pair sits across the table from another. Use 'any'.")
+        if not 1 <= self.objection_s <= 60:
+            raise bad("objection_s", "an objection lapses after 1 to 60 seconds, so that nobody "
+                      "can hold the middle for a whole hand.")
+        if self.dealer == "non_playing" and self.idle_sweep_s <= 0 and self.sweep != "all_agree":
+            raise bad("idle_sweep_s", "a dealer who is not playing sweeps when nothing has moved "
+                      "for idle_sweep_s seconds; set it (e.g. 10).")
         if not 1 <= self.double_right <= 5 or not 1 <= self.double_wrong <= 5:
             raise bad("double_right" if not 1 <= self.double_right <= 5 else "double_wrong",
                       "must be 1 to 5.")
@@ -253,7 +294,7 @@ class RuleSet:
 
 # -- presets (RULES-NOTES "Presets") ------------------------------------------------------------
 _PAGAT: Final = RuleSet(
-    name="pagat", aliases=("kemps", "s1", "standard", "signals"),
+    name="pagat", aliases=("kemps", "s1", "standard"),
     heard_signals=False, table_chat=True, dealer="fixed", start="on_deal", multi_swap=True,
     sweep="any_player_unless_objection", stock_exhausted="real_deal", stop_target="pair",
     right_kemps_letters="every_other_pair")
@@ -268,20 +309,28 @@ PRESETS: Final[dict[str, RuleSet]] = {p.name: p for p in (
     RuleSet(name="seed2-standard", aliases=("s2",),
             heard_signals=False, dealer="fixed", start="on_deal", multi_swap=True,
             sweep="dealer_only", stock_exhausted="real_deal", stop_target="pair"),
+    # S2 tournament row 7: "Give each table a dealer who is not playing, to sweep the cards and
+    # judge the first touch"; row 8: fake signals, the "Go" start, one card at a time settled.
     RuleSet(name="seed2-tournament", aliases=("tournament",),
-            heard_signals=False, dealer="fixed", start="on_go", multi_swap=False,
+            heard_signals=False, dealer="non_playing", start="on_go", multi_swap=False,
             fake_signals="banned", sweep="dealer_only", stock_exhausted="real_deal",
             stop_target="pair", target=3),
+    # S4 read literally, its double counter kemps on two of a kind included.
     RuleSet(name="points-to-five", aliases=("s4", "points", "counter-kemps"),
             heard_signals=True, table_talk="allowed", dealer="fixed", multi_swap=True,
             hold_limit_s=3.0, immune_while_holding=True, sweep="any_player_unless_objection",
             sweep_countdown_s=3.0, idle_sweep_s=5.0, stop_target="player",
             wrong_call_ends_round=False, double_calls=True, double_right=2, double_wrong=1,
-            scoring="points", target=5, call_word="Kemps", stop_word="Counter Kemps"),
+            double_stop_on="two_of_a_kind", scoring="points", target=5, call_word="Kemps",
+            stop_word="Counter Kemps"),
+    # S2 variations rows 4-5: Kent spells K-E-N-T, Cash C-A-S-H.
     _PAGAT.replace(name="kent", word="KENT", call_word="Kent", stop_word="Stop Kent"),
     _PAGAT.replace(name="cash", word="CASH", call_word="Cash", stop_word="Counter Cash",
                    start="countdown", start_countdown_s=3.0, stock_exhausted="real_deal"),
-    _PAGAT.replace(name="canes", word="CANES", call_word="Canes", stop_word="Stop Canes"),
+    # S0 "Kent, Cash, Canes and Signals ... the name is often the call ... The rules, the letters
+    # and the signals are the same wherever you sit": the call changes, the word stays KEMPS.
+    _PAGAT.replace(name="canes", call_word="Canes", stop_word="Stop Canes"),
+    _PAGAT.replace(name="signals", call_word="Signals", stop_word="Stop Signals"),
     _PAGAT.replace(name="peanut-butter", heard_signals=True, hands=5,
                    call_word="Peanut butter", stop_word="Jelly"),
 )}
@@ -313,3 +362,106 @@ def preset_names() -> dict[str, tuple[str, ...]]:
     for alias, target in sorted(_ALIASES.items()):
         names[target].append(alias)
     return {n: tuple(a) for n, a in names.items()}
+
+
+# -- the option schema (served to the page: one source for its rule form) -------------------------
+#: Per option: (group, one-line description, seed). Groups follow how players talk about a table.
+OPTION_DOCS: Final[dict[str, tuple[str, str, str]]] = {
+    "pairs": ("Table", "Pairs at the table; partners sit opposite.", "S1, S2"),
+    "decks": ("Table", "Decks: one up to eight players, two past that.", "S1, S2 variation 3"),
+    "dealer": ("Table", "Who deals: the same player, the deal passing left, or a dealer who does "
+               "not play (the table itself).", "S0, S1, S2 tournament row 7"),
+    "start": ("Table", "When play opens: on the deal, on the dealer's Go, or after a 3-2-1 "
+              "countdown with the middle face down.", "S1, S2 variations 1 and 6"),
+    "start_countdown_s": ("Table", "Seconds of the start countdown (and before a dealer who does "
+                          "not play says Go).", "S2 Cash"),
+    "stop_target": ("Calls", "A Stop call names a pair or one player.", "S1, S2; S0, S4"),
+    "stop_scope": ("Calls", "With 6+ players: Stop on any pair, or only on the pair opposite "
+                   "(even numbers of pairs).", "S0"),
+    "double_calls": ("Calls", "Double Kemps and double Stop Kemps may be called.",
+                     "S0, S2 Carré-Coupé, S4"),
+    "double_stop_on": ("Calls", "A double Stop claims both opponents hold four of a kind, or "
+                       "(S4) two of a kind.", "S0; S4"),
+    "wrong_call_ends_round": ("Calls", "A wrong call ends the hand (else play goes on).",
+                              "S0, S1, S2; S4"),
+    "immune_while_holding": ("Calls", "No call may be made on a player holding five cards.",
+                             "S4"),
+    "multi_swap": ("Swapping", "Swap several cards at once (else one card at a time).",
+                   "S1, S2; S2 variation 2"),
+    "hold_limit_s": ("Swapping", "Seconds a fifth card may be held when picking up first "
+                     "(0 = every swap is one move).", "S4"),
+    "sweep": ("The middle", "Who clears a stalled middle: anyone unless someone objects, "
+              "everyone agreeing, or only the dealer.", "S0, S2"),
+    "sweep_countdown_s": ("The middle", "Seconds from a stall call to the sweep.", "S4"),
+    "idle_sweep_s": ("The middle", "Seconds with no card moving before the dealer calls the "
+                     "stall (0 = never).", "S4"),
+    "objection_s": ("The middle", "Seconds an objection pauses the stall countdown before it "
+                    "lapses.", "S4"),
+    "stock_exhausted": ("The middle", "When the stock runs out: a real deal (no letter) or the "
+                        "swept cards reshuffled.", "S1, S2; S0"),
+    "scoring": ("Scoring", "Letters lost (fewest wins) or points won (first to the target).",
+                "S0, S4"),
+    "word": ("Scoring", "The word a losing pair spells.", "S0, S2 variations 4-5"),
+    "target": ("Scoring", "Letters that lose (0 = the whole word) or points that win.",
+               "S2 tournament row 3, S4"),
+    "hands": ("Scoring", "Play exactly this many hands, an odd number with two pairs (0 = no "
+              "limit).", "S1, S2 Peanut Butter"),
+    "right_kemps_letters": ("Scoring", "With 3+ pairs a right Kemps gives a letter to every "
+                            "other pair, or to one.", "S1, S2; S0"),
+    "double_right": ("Scoring", "Letters or points for a right double call.", "S0, S4"),
+    "double_wrong": ("Scoring", "Letters or points for a wrong double call.", "S0, S4"),
+    "call_word": ("Scoring", "The word for the call on your partner.", "S0, S2"),
+    "stop_word": ("Scoring", "The word for the call on an opponent.", "S0, S2, S4"),
+    "heard_signals": ("Signals", "Heard signals (a cough, a word) are allowed, not only seen "
+                      "ones.", "S0; S1, S2"),
+    "table_chat": ("Signals", "Players may talk at the table.", "S0 silent signals"),
+    "table_talk": ("Signals", "A signal meaning anything but four of a kind loses the match, "
+                   "or is allowed.", "S1, S2; S4"),
+    "fake_signals": ("Signals", "Giving your signal without four of a kind is allowed or "
+                     "banned.", "S2 signals row 5"),
+}
+
+#: One line per preset, for people choosing a table.
+PRESET_NOTES: Final[dict[str, str]] = {
+    "pagat": "The classic game (Pagat): swap freely, Stop Kemps on a pair, five letters lose.",
+    "squarescores": "SquareScores' table: one card at a time, the deal passes left, Stop on a "
+                    "player, swept cards reshuffled.",
+    "seed2-standard": "The standard sheet: only the dealer sweeps the middle.",
+    "seed2-tournament": "Club tournament: first to K-E-M loses, a dealer who does not play, Go "
+                        "start, one card at a time, no fake signals.",
+    "points-to-five": "House points game: first to five points, pick up then discard, wrong "
+                      "calls play on, double calls.",
+    "kent": "Kent: call \"Kent\", the word is K-E-N-T.",
+    "cash": "Cash: call \"Cash\" and \"Counter Cash\", middle turned on 3-2-1, the word is C-A-S-H.",
+    "canes": "Canes: the same game, the call is \"Canes\".",
+    "signals": "Signals: the same game, the call is \"Signals\".",
+    "peanut-butter": "Peanut Butter: \"Peanut butter\" and \"Jelly\", spoken signals, five "
+                     "hands played.",
+}
+
+
+def option_schema() -> dict[str, dict[str, Any]]:
+    """Every rule option as JSON-ready data for a rule form, in display order.
+
+    Shape: ``{option: {"kind": "choice"|"bool"|"seconds"|"int"|"text", "choices": [...]
+    (choice only), "min": n, "max": n (numbers), "group": str, "description": str, "seed": str}}``.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    limits = {"pairs": (2, MAX_PAIRS), "target": (0, 999), "hands": (0, 999),
+              "double_right": (1, 5), "double_wrong": (1, 5), "objection_s": (1, 60)}
+    for option, (group, description, seed) in OPTION_DOCS.items():
+        entry: dict[str, Any] = {"group": group, "description": description, "seed": seed}
+        if option in _CHOICES:
+            entry.update(kind="choice", choices=list(_CHOICES[option]))
+        elif option in _BOOLS:
+            entry["kind"] = "bool"
+        elif option in _SECONDS:
+            lo, hi = limits.get(option, (0, 600))
+            entry.update(kind="seconds", min=lo, max=hi)
+        elif option in _INTS:
+            lo, hi = limits[option]
+            entry.update(kind="int", min=lo, max=hi)
+        else:
+            entry.update(kind="text", max_length=40 if option != "word" else 12)
+        out[option] = entry
+    return out

@@ -56,8 +56,8 @@ def call_target(rules: RuleSet, seat: int, kind: str, on_seat: int | None = None
     hand"): the result is ``(partner, own pair)``. Stop Kemps names a player when
     ``stop_target="player"`` (S0, S4) and a pair otherwise (S1, S2; ``on_seat`` is then ``None``);
     with two pairs the opposing pair may be left out. Double Stop Kemps always names a pair (S4
-    "double counter kemps" on both opponents). ``stop_scope="opposite"`` allows only the pair of the
-    player on the caller's left (S0, 6-8 players).
+    "double counter kemps" on both opponents). ``stop_scope="opposite"`` allows only the pair
+    opposite (S0 "others only on the pair opposite"; :func:`opposite_pair`, a mutual relation).
 
     Raises:
         Rejected: ``bad_action`` (unknown call kind, a target that is not a whole number, no such
@@ -101,10 +101,39 @@ def call_target(rules: RuleSet, seat: int, kind: str, on_seat: int | None = None
     if on_pair == own:
         raise Rejected("own_pair", f"{rules.stop_word} cannot be called on the caller's own "
                        "pair.")
-    if rules.stop_scope == "opposite" and on_pair != pair_of(left_of(seat, pairs), pairs):
+    if rules.stop_scope == "opposite" and on_pair != opposite_pair(own, pairs):
         raise Rejected("not_opposite", f"At this table {rules.stop_word} is called only on the "
-                       "pair of the player to the caller's left.")
+                       "pair opposite.")
     return on_seat, on_pair
+
+
+def opposite_pair(pair: int, pairs: int) -> int:
+    """The pair opposite ``pair`` (S0, six or eight players: "others only on the pair opposite").
+
+    A pair's two players sit on one line across the table (seats ``p`` and ``p + pairs``); the
+    pair opposite sits on the line at right angles to it, a quarter of the way round:
+    ``(pair + pairs/2) % pairs``. The relation is mutual (RULES-NOTES: "if pair A may stop pair
+    B, B may stop A") and needs an even number of pairs; with two pairs it is the other pair.
+    """
+    return (pair + pairs // 2) % pairs
+
+
+def stop_targets(rules: RuleSet, seat: int, kind: str = "stop") -> list[tuple[int | None, int]]:
+    """Every ``(on_seat, on_pair)`` that a Stop call of ``kind`` by ``seat`` may name now, by
+    :func:`call_target` itself: players when Stop names a player, else pairs. Empty for a kind
+    the table does not play."""
+    pairs = rules.pairs
+    out: list[tuple[int | None, int]] = []
+    by_player = rules.stop_target == "player" and kind == "stop"
+    for target in range(2 * pairs if by_player else pairs):
+        try:
+            if by_player:
+                out.append(call_target(rules, seat, kind, on_seat=target))
+            else:
+                out.append(call_target(rules, seat, kind, on_pair=target))
+        except Rejected:
+            continue
+    return out
 
 
 def needs_letters_to(rules: RuleSet, kind: str, right: bool) -> bool:
@@ -169,13 +198,15 @@ def add_award(rules: RuleSet, scores: Sequence[int], award: Award
     """New scores after ``award``, and what each pair was actually given.
 
     Letters stop at the count that loses (a pair cannot hold more than the word; S0 "the app ends
-    the match the moment a pair reaches five letters"); points are not capped.
+    the match the moment a pair reaches five letters"); points are not capped, and neither are
+    letters when an agreed number of hands is played (S1 Peanut Butter: every hand is played and
+    the letters count the hands each pair lost).
     """
     new = list(scores)
     given: list[tuple[int, int]] = []
     for pair, amount in award:
         total = new[pair] + amount
-        if rules.scoring == "letters":
+        if rules.scoring == "letters" and not rules.hands:
             total = min(total, rules.losing_letters)
         given.append((pair, total - new[pair]))
         new[pair] = total
@@ -184,7 +215,12 @@ def add_award(rules: RuleSet, scores: Sequence[int], award: Award
 
 def score_limit_reached(rules: RuleSet, scores: Sequence[int]) -> bool:
     """True when a pair has spelled the word (or the ``target`` letters) or reached the target
-    points: the match ends at once (S0 "Ending"; S4 "The first one to five points wins")."""
+    points: the match ends at once (S0 "Ending"; S4 "The first one to five points wins"). Never
+    when an agreed number of hands is played: S1 Peanut Butter "The two teams agree beforehand
+    how many hands should be played", so every one is played and only then is the match decided
+    (:func:`hands_limit_reached`)."""
+    if rules.hands:
+        return False
     limit = rules.losing_letters if rules.scoring == "letters" else rules.target
     return bool(limit) and any(s >= limit for s in scores)
 

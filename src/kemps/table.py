@@ -13,7 +13,12 @@ Use::
 
 Seating: seats ``0..n-1`` clockwise; pair of seat ``s`` is ``s % pairs``; partner is
 ``(s + pairs) % n`` so partners sit opposite (RULES-NOTES "Fixed by every seed"). "Left" of a seat
-is the next seat, ``(s + 1) % n``.
+is the next seat, ``(s + 1) % n``. The dealer is a seat, or ``None`` under
+``dealer="non_playing"``: a dealer who is not playing (S2 tournament row 7), whose actions
+(``Go``, ``ProposeStall``) carry ``seat=None`` and whose judgement is the table's timers.
+
+The clock: an action stamped earlier than the table's clock is applied at the table's clock
+(:attr:`Table.clock`), and that clamped time is the one its events carry and a record keeps.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from kemps.events import (
     HoldExpired,
     MatchEnded,
     Objected,
+    ObjectionLapsed,
     PlayOpened,
     Revealed,
     Scored,
@@ -98,8 +104,8 @@ class Table:
     __slots__ = (
         "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
-        "_rng", "_opens_at", "_stall_deadline", "_stall_by", "_objectors", "_agreed",
-        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_reshuffles", "_pack", "_seed")
+        "_rng", "_opens_at", "_stall_deadline", "_objectors", "_objected", "_agreed",
+        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -108,7 +114,8 @@ class Table:
         Args:
             rules: the rule set; ``rules.pairs`` fixes the number of seats.
             names: one display name per seat (default ``"Seat 1"``...), at most 40 characters.
-            first_dealer: the seat that deals the first hand.
+            first_dealer: the seat that deals the first hand (ignored under
+                ``dealer="non_playing"``: nobody at the table deals).
 
         Raises:
             Rejected: ``bad_action`` for a wrong number of names or a bad dealer seat.
@@ -128,7 +135,7 @@ class Table:
         self.pairs = rules.pairs
         self.phase: Phase = "huddle"
         self.hand_no = 0
-        self.dealer = first_dealer
+        self.dealer: int | None = None if rules.dealer == "non_playing" else first_dealer
         self.hands: list[list[Card]] = [[] for _ in range(n)]
         self.middle: list[Card | None] = [None] * 4
         self.stock: list[Card] = []
@@ -141,13 +148,13 @@ class Table:
         self.ranks: tuple[int, ...] | None = None
         self._pack_size = 52 * rules.deck_count
         self._pack = _PACKS[rules.deck_count]
-        self._reshuffles = rules.stock_exhausted == "reshuffle_swept"
         self._rng: random.Random | None = None  # made at the first reshuffle of a hand
         self._seed = 0
         self._opens_at: float | None = None
         self._stall_deadline: float | None = None
-        self._stall_by = -1
-        self._objectors: set[int] = set()
+        # seat -> when its objection lapses; seats that objected during this stall (once each).
+        self._objectors: dict[int, float] = {}
+        self._objected: set[int] = set()
         self._agreed: set[int] = set()
         self._idle_from: float | None = None
         self._holding: dict[int, tuple[float, list[Card]]] = {}
@@ -171,6 +178,11 @@ class Table:
         """The two seats of ``pair``."""
         return (pair, pair + self.pairs)
 
+    def name_of(self, seat: int | None) -> str:
+        """The display name of ``seat``; ``"The dealer"`` for ``None``, a dealer who is not
+        playing (S2 tournament row 7)."""
+        return "The dealer" if seat is None else self.names[seat]
+
     def left_of(self, seat: int) -> int:
         """The next seat clockwise: the player on ``seat``'s left."""
         return (seat + 1) % self.n
@@ -184,12 +196,19 @@ class Table:
         ranks = [c.rank for c in hand]
         return any(ranks.count(r) >= 4 for r in set(ranks))
 
+    def holds_two(self, seat: int) -> bool:
+        """True when ``seat`` holds two cards of one rank (S4's double counter kemps)."""
+        ranks = [c.rank for c in self.hands[seat]]
+        return len(set(ranks)) < len(ranks)
+
     # == driving ===================================================================================
     def apply(self, action: Action, now: float) -> list[Event]:
         """Apply one action at table time ``now`` (seconds).
 
         Timers due by ``now`` fire first (their events come first in the list). ``now`` earlier than
-        the last applied time is treated as that time: the table's clock never runs backwards.
+        the table's :attr:`clock` is applied at the clock (the clock never runs backwards), and
+        the events carry that time; a recorder keeps :attr:`clock` after the action, so a record
+        of accepted actions always replays.
 
         Returns:
             The events the action (and any due timers) caused, in order.
@@ -243,6 +262,12 @@ class Table:
         self._clock = max(self._clock, now)
         return events
 
+    @property
+    def clock(self) -> float:
+        """The table's time: the latest time an action was applied or a timer batch fired at
+        (``-inf`` before the first)."""
+        return self._clock
+
     def next_deadline(self) -> float | None:
         """The earliest pending timer deadline in seconds, or ``None`` when none is pending."""
         deadlines = self._deadlines()
@@ -255,7 +280,9 @@ class Table:
             if self._opens_at is not None:
                 out.append(self._opens_at)
         elif self.phase == "play":
-            if self._stall_deadline is not None and not self._objectors:
+            if self._objectors:
+                out.extend(self._objectors.values())
+            elif self._stall_deadline is not None:
                 out.append(self._stall_deadline)
             idle = self._idle_deadline()
             if idle is not None:
@@ -265,25 +292,36 @@ class Table:
         return out
 
     def _idle_deadline(self) -> float | None:
-        r = self.rules
-        if (self._idle_from is None or r.idle_sweep_s <= 0 or r.sweep == "all_agree"
+        if (self._idle_from is None or not self._idle_sweeps()
                 or self._stall_deadline is not None or self._objectors):
             return None
-        return self._idle_from + r.idle_sweep_s
+        return self._idle_from + self.rules.idle_sweep_s
+
+    def _idle_sweeps(self) -> bool:
+        """Whether the dealer calls a stall after ``idle_sweep_s`` with no card moving (S4 "after
+        there is no action for a while, the dealer counts down from three"). Never under
+        ``all_agree``; under ``dealer_only`` only a dealer who is not playing does (S0 "only when
+        the dealer says so": a playing dealer sweeps by hand, and nothing else replaces the
+        middle)."""
+        r = self.rules
+        if r.idle_sweep_s <= 0 or r.sweep == "all_agree":
+            return False
+        return r.sweep != "dealer_only" or self.dealer is None
 
     def _due(self, now: float) -> bool:
         # Hot path (every apply): the same conditions as _deadlines, without building a list.
         phase = self.phase
         if phase == "play":
-            stall = self._stall_deadline
-            if stall is not None:
-                if stall <= now and not self._objectors:
+            stall, idle_from = self._stall_deadline, self._idle_from
+            if self._objectors:
+                if any(d <= now for d in self._objectors.values()):
                     return True
-            elif self._idle_from is not None and not self._objectors:
-                r = self.rules
-                if (r.idle_sweep_s > 0 and self._idle_from + r.idle_sweep_s <= now
-                        and r.sweep != "all_agree"):
+            elif stall is not None:
+                if stall <= now:
                     return True
+            elif (idle_from is not None and idle_from + self.rules.idle_sweep_s <= now
+                  and self._idle_sweeps()):
+                return True
             if self._holding:
                 return any(d <= now for d, _ in self._holding.values())
             return False
@@ -301,6 +339,10 @@ class Table:
             if self.phase == "dealt":
                 events += self._open_play(t)
                 continue
+            lapsed = [s for s, d in sorted(self._objectors.items()) if d == t]
+            if lapsed:
+                events += self._lapse_objections(lapsed, t)
+                continue
             held = [s for s, (d, _) in sorted(self._holding.items()) if d == t]
             if held:
                 for s in held:
@@ -310,7 +352,8 @@ class Table:
                 events += self._sweep(t)
                 continue
             # idle sweep: the dealer says the middle has stalled (S4 "after there is no action
-            # for a while, the dealer counts down from three").
+            # for a while, the dealer counts down from three"); under dealer_only only a dealer
+            # who is not playing gets here, and sweeps at once (S2 rules row 7).
             if self.rules.sweep == "dealer_only":
                 events += self._sweep(t)
             else:
@@ -321,14 +364,14 @@ class Table:
         return (self.phase, [h[:] for h in self.hands], self.middle[:], self.stock[:],
                 self.swept[:], self.scores[:], self.decided_hands, dict(self.revealed),
                 self.ranks, None if self._rng is None else self._rng.getstate(), self._opens_at,
-                self._stall_deadline, self._stall_by, set(self._objectors), set(self._agreed),
+                self._stall_deadline, dict(self._objectors), set(self._objected), set(self._agreed),
                 self._idle_from,
                 {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self.hand_no, self.dealer)
 
     def _restore(self, s: tuple[Any, ...]) -> None:
         (self.phase, self.hands, self.middle, self.stock, self.swept, self.scores,
          self.decided_hands, self.revealed, self.ranks, rng_state, self._opens_at,
-         self._stall_deadline, self._stall_by, self._objectors, self._agreed, self._idle_from,
+         self._stall_deadline, self._objectors, self._objected, self._agreed, self._idle_from,
          self._holding, self.hand_no, self.dealer) = s
         if rng_state is None:
             self._rng = None
@@ -376,7 +419,7 @@ class Table:
         self._idle_from = now
         events: list[Event] = []
         if seat in self._objectors:
-            self._objectors.discard(seat)
+            del self._objectors[seat]
             if not self._objectors and self._stall_deadline is not None:
                 self._stall_deadline = now + self.rules.sweep_countdown_s
                 events.append(StallResumed(now, self._stall_deadline))
@@ -402,9 +445,12 @@ class Table:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise Rejected("bad_deal", "The reshuffle seed must be a whole number.")
         n = self.n
+        # Dealt one at a time from the dealer's left; a dealer who is not playing deals from
+        # seat 0.
+        first = 0 if self.dealer is None else self.dealer + 1
         hands: list[list[Card]] = [[] for _ in range(n)]
         for i in range(4 * n):
-            hands[(self.dealer + 1 + i) % n].append(order[i])
+            hands[(first + i) % n].append(order[i])
         self.hands = hands
         self.middle = list(order[4 * n: 4 * n + 4])
         stock = list(order[4 * n + 4:])
@@ -416,12 +462,16 @@ class Table:
         self._rng = None
         self._seed = seed
         self._stall_deadline = None
-        self._objectors = set()
+        self._objectors = {}
+        self._objected = set()
         self._agreed = set()
         self._holding = {}
         start = self.rules.start
         face_down = start == "countdown"
-        self._opens_at = now + self.rules.start_countdown_s if face_down else None
+        # A dealer who is not playing says Go by the table's timer, after everyone has had
+        # start_countdown_s to look at their cards (the host may say it sooner).
+        timed = face_down or (start == "on_go" and self.dealer is None)
+        self._opens_at = now + self.rules.start_countdown_s if timed else None
         self.phase = "dealt"
         events: list[Event] = [HandDealt(
             now, self.hand_no, self.dealer, tuple(tuple(h) for h in hands),
@@ -444,7 +494,8 @@ class Table:
             raise Rejected("hand_over" if self.phase == "huddle" else "bad_action",
                            "There is no dealt hand waiting for a Go.")
         if action.seat != self.dealer:
-            raise Rejected("not_dealer", "Only the dealer says Go.")
+            raise Rejected("not_dealer", "Only the dealer says Go." if self.dealer is not None
+                           else "The dealer who is not playing says Go, not a player.")
         return self._open_play(now)
 
     # == swapping ==================================================================================
@@ -562,9 +613,15 @@ class Table:
         seat = action.seat
         self._require_play("say the middle has stalled")
         sweep = self.rules.sweep
+        if seat is None and self.dealer is not None:
+            raise Rejected("no_such_seat", "Only a player (or a dealer who is not playing) calls "
+                           "a stall.")
         if sweep == "dealer_only":
             if seat != self.dealer:
                 raise Rejected("not_dealer", "At this table only the dealer sweeps the middle.")
+            return self._sweep(now)
+        if seat is None:
+            # The dealer who is not playing (the host acting for it) sweeps now (S2 rules row 7).
             return self._sweep(now)
         if sweep == "all_agree":
             if seat in self._agreed:
@@ -576,14 +633,13 @@ class Table:
             return events
         if self._objectors:
             raise Rejected("objection_pending", "Someone objected; the countdown waits until they "
-                           "have taken a card.")
+                           "have taken a card, or their objection lapses.")
         if self._stall_deadline is not None:
             raise Rejected("stall_pending", "A stall has already been called; the countdown is on.")
         return self._start_stall(seat, now, auto=False)
 
-    def _start_stall(self, seat: int, t: float, auto: bool) -> list[Event]:
+    def _start_stall(self, seat: int | None, t: float, auto: bool) -> list[Event]:
         self._stall_deadline = t + self.rules.sweep_countdown_s
-        self._stall_by = seat
         return [StallProposed(t, seat, self._stall_deadline, auto, 0)]
 
     def _object(self, action: Object, now: float) -> list[Event]:
@@ -593,8 +649,26 @@ class Table:
             raise Rejected("no_stall", "There is no stall countdown to object to.")
         if seat in self._objectors:
             raise Rejected("objection_pending", "You have already objected; take your card.")
-        self._objectors.add(seat)
+        if seat in self._objected:
+            # One objection a seat a stall, each lapsing: no player holds the middle for ever.
+            raise Rejected("already_objected", "You have objected to this stall once already; "
+                           "the countdown goes on.")
+        self._objectors[seat] = now + self.rules.objection_s
+        self._objected.add(seat)
         return [Objected(now, seat)]
+
+    def _lapse_objections(self, seats: list[int], t: float) -> list[Event]:
+        """Objections that reach ``objection_s`` lapse (RULES-NOTES "Objections": an objection
+        must never let one player hold the middle for a whole hand); when none is left the
+        countdown recommences in full (S4 "The countdown then recommences")."""
+        events: list[Event] = []
+        for s in seats:
+            del self._objectors[s]
+            events.append(ObjectionLapsed(t, s))
+        if not self._objectors and self._stall_deadline is not None:
+            self._stall_deadline = t + self.rules.sweep_countdown_s
+            events.append(StallResumed(t, self._stall_deadline))
+        return events
 
     def _sweep(self, t: float) -> list[Event]:
         """The dealer sweeps the middle and deals four fresh cards (S0, S1, S2 rules row 7); with an
@@ -603,7 +677,8 @@ class Table:
             [self._return_held(s, t) for s in sorted(self._holding)] if self._holding else [])
         self._stall_deadline = None
         if self._objectors:
-            self._objectors = set()
+            self._objectors = {}
+        self._objected = set()
         if self._agreed:
             self._agreed = set()
         self._idle_from = t
@@ -639,8 +714,11 @@ class Table:
         if heard and not self.rules.heard_signals:
             raise Rejected("heard_forbidden", "This is a silent table: only gestures that are seen, "
                            "not heard.")
-        if (self.rules.fake_signals == "banned" and self.phase == "play"
-                and name in self.signals[self.pair_of(seat)] and not self.holds_four(seat)):
+        if (self.rules.fake_signals == "banned" and name in self.signals[self.pair_of(seat)]
+                and not (self.phase in ("dealt", "play") and self.holds_four(seat))):
+            # S2 signals row 5 ("Some rule books ban them"): the ban holds in every phase a
+            # gesture can be made in, before play opens and between hands too (no hand is four
+            # of a kind when no hand is in play).
             raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
                            "pair's signal and you do not hold four of a kind.")
         return [Gestured(now, seat, name, heard)]
@@ -691,14 +769,19 @@ class Table:
                 if s in self._holding:
                     # S4: "If something is called on that person, nothing happens".
                     return [called, CallVoid(now, seat, s)]
-        fours = tuple(s for s in checked if self.holds_four(s))
+        if kind == "double_stop" and r.double_stop_on == "two_of_a_kind":
+            # S4: "double counter kemps if you think both opposing players have two of a kind".
+            fours = tuple(s for s in checked if self.holds_two(s))
+        else:
+            fours = tuple(s for s in checked if self.holds_four(s))
         if kind in ("double_kemps", "double_stop"):
             right = len(fours) == len(checked)
         else:
             right = bool(fours)
         events: list[Event] = [called]
         ends = ends_hand(r, right)
-        events += self._reveal(now, checked, fours, right, ends)
+        pair_claim = kind == "double_stop" and r.double_stop_on == "two_of_a_kind"
+        events += self._reveal(now, checked, fours, right, ends, pair_claim)
         events.append(CallJudged(now, seat, kind, right, checked))
         events += self._score_call(now, seat, kind, on_pair, right)
         if self.is_over():
@@ -708,12 +791,13 @@ class Table:
         return events
 
     def _reveal(self, t: float, checked: tuple[int, ...], fours: tuple[int, ...], right: bool,
-                ends: bool) -> list[Event]:
+                ends: bool, pair_claim: bool = False) -> list[Event]:
         """Only the hands the rules show (S0: "everybody else keeps their cards hidden").
 
         Right call: the hands holding four of a kind. Wrong call that ends the hand: every checked
         hand (S1: both hands of a stopped pair are checked). Wrong call at a table that plays on
-        (S4): each checked player shows two different cards.
+        (S4): each checked player shows two different cards, or, after a wrong claim of two of a
+        kind (S4's double counter kemps), the whole hand (nothing less proves it has no pair).
         """
         events: list[Event] = []
         if right:
@@ -727,6 +811,10 @@ class Table:
                 if s in fours:
                     continue
                 hand = self.hands[s]
+                if pair_claim:
+                    self.revealed[s] = tuple(hand)
+                    events.append(Revealed(t, s, tuple(hand), True))
+                    continue
                 first = hand[0]
                 other = next((c for c in hand[1:] if c.rank != first.rank), hand[1])
                 two: tuple[Card, ...] = (first, other)
@@ -766,13 +854,14 @@ class Table:
             self.phase = "huddle"
         self._holding = {}
         self._stall_deadline = None
-        self._objectors = set()
+        self._objectors = {}
+        self._objected = set()
         self._agreed = set()
         self._idle_from = None
         self._opens_at = None
         if decided:
             self.decided_hands += 1
-        if self.rules.dealer == "rotate_left":
+        if self.rules.dealer == "rotate_left" and self.dealer is not None:
             self.dealer = self.left_of(self.dealer)
         if self.phase != "over" and hands_limit_reached(self.rules, self.decided_hands):
             events += self._end_match(t)
@@ -844,7 +933,7 @@ class Table:
 
 
 def stacked_order(rules: RuleSet, hands: Sequence[str], middle: str = "", stock: str = "",
-                  dealer: int = 0) -> tuple[Card, ...]:
+                  dealer: int | None = 0) -> tuple[Card, ...]:
     """A deal order that gives each seat the cards named, for scripted games and tests.
 
     Args:
@@ -853,7 +942,8 @@ def stacked_order(rules: RuleSet, hands: Sequence[str], middle: str = "", stock:
             from the rest of the pack in new-pack order; ``""`` fills a whole hand.
         middle: the four middle cards (filled likewise).
         stock: the top of the stock, first card dealt first (the rest follows in pack order).
-        dealer: the seat dealing this hand (dealing starts on the dealer's left).
+        dealer: the seat dealing this hand (dealing starts on the dealer's left); ``None`` for a
+            dealer who is not playing (dealing starts at seat 0).
 
     Raises:
         Rejected: ``bad_deal`` when a card is named twice, is not in the pack, or a row is too long.
@@ -876,10 +966,11 @@ def stacked_order(rules: RuleSet, hands: Sequence[str], middle: str = "", stock:
         while len(row) < 4:
             row.append(rest.pop(0))
     order: list[Card | None] = [None] * (4 * n)
+    first = 0 if dealer is None else dealer + 1
     for seat in range(n):
         for k in range(4):
             # dealing one at a time from the dealer's left: the i-th card goes to seat
             # (dealer + 1 + i) % n, so seat s gets positions ((s - dealer - 1) % n) + k*n.
-            order[((seat - dealer - 1) % n) + k * n] = named[seat][k]
+            order[((seat - first) % n) + k * n] = named[seat][k]
     out = [c for c in order if c is not None] + mid + top + rest
     return tuple(out)

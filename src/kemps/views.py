@@ -46,7 +46,7 @@ class SeatView:
     scoring: str
     phase: str
     hand_no: int
-    dealer: int
+    dealer: int | None
     hand: tuple[Card, ...]
     middle: tuple[Card | None, ...]
     middle_face_down: bool

@@ -92,7 +92,7 @@ class KempsBot(FollowsCards):
         self.watch = Watcher(seat, rules, level)
         self.cards = SeatCards(seat)
         self.phase = "huddle"
-        self.dealer = 0
+        self.dealer: int | None = 0
         self.hand_no = 0
         self.scores: list[int] = [0] * self.pairs
         self.signals: tuple[str, ...] = ()

@@ -59,7 +59,7 @@ class SimpleBot(FollowsCards):
         self.palette = SEEN + (HEARD if rules.heard_signals else ())
         self.cards = SeatCards(seat)
         self.phase = "huddle"
-        self.dealer = 0
+        self.dealer: int | None = 0
         self.signals: tuple[str, ...] = ()
         self.target: str | None = None
         self.sweeps_without_target = 0

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kemps.errors import Rejected, ScoreError
-from kemps.rules import DEFAULT_PRESET, PRESETS, RuleSet, find_preset
+from kemps.rules import DEFAULT_PRESET, MAX_PAIRS, PRESETS, RuleSet, find_preset
 from kemps.scoring import (
     Award,
     add_award,
@@ -207,7 +207,7 @@ class Match:
 
         Args:
             pairs: each pair as its two player names (or a :class:`Pair`); 2 to 4 pairs (the
-                rules allow up to 6).
+                rules allow up to 12: S1 "a larger even number of people").
             preset: a preset name or alias (``kemps presets``).
             options: rule options changed on top of the preset (``pairs`` is set from ``pairs``).
             pair_names: display names per pair (default ``"Alice & Cara"``).
@@ -218,9 +218,9 @@ class Match:
             RuleError: ``unknown_preset`` / ``bad_option`` for the rules.
         """
         if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence) or not (
-                2 <= len(pairs) <= 6):
-            raise ScoreError("bad_sheet", "Give 2 to 4 pairs (the rules allow up to 6), each a list "
-                             "of two player names.")
+                2 <= len(pairs) <= MAX_PAIRS):
+            raise ScoreError("bad_sheet", f"Give 2 to {MAX_PAIRS} pairs, each a list of two "
+                             "player names.")
         names = list(pair_names) if pair_names is not None else [None] * len(pairs)
         if len(names) != len(pairs):
             raise ScoreError("bad_sheet", "Give one pair name per pair.")
@@ -332,7 +332,9 @@ class Match:
         rows = []
         for i, p in enumerate(self.pairs):
             s = st.scores[i]
-            out = (i == st.loser) or (letters and s >= self.rules.losing_letters)
+            # With an agreed number of hands nobody is out before the last one (S1 Peanut Butter).
+            out = (i == st.loser) or (letters and not self.rules.hands
+                                      and s >= self.rules.losing_letters)
             rows.append(Standing(i, p.name, p.players, s, "letters" if letters else "points",
                                  spelled(self.rules, s) if letters else f"{s} point"
                                  f"{'' if s == 1 else 's'}", ranks[i], out))

@@ -26,7 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kemps.errors import KempsError, Rejected
 from kemps.gestures import PALETTE
-from kemps.rules import PRESETS, RuleSet, find_preset, preset_names
+from kemps.rules import (
+    MAX_PAIRS,
+    PRESETS,
+    RuleSet,
+    find_preset,
+    preset_names,
+)
 from kemps.server import desk
 from kemps.server.protocol import (
     PROTOCOL_VERSION,
@@ -117,7 +123,7 @@ class RulesBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     preset: str = "pagat"
-    pairs: int | None = Field(default=None, ge=2, le=6)
+    pairs: int | None = Field(default=None, ge=2, le=MAX_PAIRS)
     options: dict[str, Any] = Field(default_factory=dict)
 
     def rule_set(self) -> RuleSet:
