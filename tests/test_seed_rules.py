@@ -164,7 +164,7 @@ def wrong_kemps_hand(t: Table, caller: int, now: float = 0.0) -> list[Any]:
 # players, partners, deal
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pairs", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("pairs", [2, 3, 4, 5, 6, 8, 10, 12])
 def test_partners_sit_opposite(pairs: int) -> None:
     """S0 'Players and equipment' / S1 'Players and Cards' / S2 first table row 1 and signals row 7:
     teams of two, partners sit across from each other, nobody sits beside their own partner
@@ -184,7 +184,7 @@ def test_partners_sit_opposite(pairs: int) -> None:
     assert sorted(s for p in range(pairs) for s in t.seats_of(p)) == list(range(n))
 
 
-@pytest.mark.parametrize("pairs", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("pairs", [2, 3, 4, 5, 6, 8, 10, 12])
 def test_four_cards_each_and_four_in_the_middle(pairs: int) -> None:
     """S0 'The deal' / S1 'The Deal' / S2 rows 3-4: four cards each face down, four face up in the
     middle, the rest of the pack stays with the dealer; play opens when the last one is up."""
@@ -199,13 +199,30 @@ def test_four_cards_each_and_four_in_the_middle(pairs: int) -> None:
     assert isinstance(events[-1], PlayOpened) and t.phase == "play"
 
 
-@pytest.mark.parametrize(("pairs", "decks"), [(2, 1), (3, 1), (4, 1), (5, 2), (6, 2)])
+@pytest.mark.parametrize(("pairs", "decks"), [(2, 1), (3, 1), (4, 1), (5, 2), (6, 2), (10, 2),
+                                             (12, 2)])
 def test_decks_auto_two_decks_above_eight_players(pairs: int, decks: int) -> None:
     """S1 'Players and Cards' ('if there are more than eight players, two decks may be used') and
     S2 variations row 3 ('one deck is enough for up to eight')."""
     r = rules(pairs=pairs)
     assert r.decks == "auto"
     assert r.deck_count == decks
+
+
+@pytest.mark.parametrize("pairs", [7, 10, 12])
+def test_a_larger_even_number_of_players(pairs: int) -> None:
+    """S1 'Players and Cards': "it is possible for a larger even number of people to play" (two
+    decks "if there are more than eight players"); S2 row 1: "Six, eight or more can play, always
+    in pairs". A table seats as many pairs as two decks can deal (12: 96 cards dealt, 8 left for
+    a fresh middle), and plays a whole hand: a right Kemps gives every other pair a letter (S1
+    "With more than 4 players, all of the opposing teams get a letter")."""
+    t = table(pairs=pairs)
+    assert t.n == 2 * pairs and t.rules.deck_count == 2
+    events = right_kemps_hand(t, caller=pairs + 1)
+    assert scored(events) == {p: 1 for p in range(pairs) if p != 1}
+    with pytest.raises(RuleError) as err:
+        rules(pairs=13)
+    assert "pairs" in err.value.message
 
 
 def test_one_deck_is_a_regular_52_card_pack() -> None:
@@ -882,15 +899,36 @@ def test_s4_wrong_double_kemps_when_only_the_caller_has_four() -> None:
 
 
 def test_s4_wrong_double_counter_kemps_when_only_one_opponent_has_four() -> None:
-    """S4: 'double counter kemps if you think both opposing players have [four] of a kind. If right
-    you get two points, if wrong the other team gets a point' (play continues). Only one opponent
-    holds four: wrong."""
-    t = table("points-to-five")
+    """S0 'Double Kemps' read at a points table (``double_stop_on="four_of_a_kind"``): a double
+    Stop claims both opponents hold four of a kind. If wrong the other team gets a point (S4) and
+    play continues. Only one opponent holds four: wrong."""
+    t = table("points-to-five", double_stop_on="four_of_a_kind")
     deal(t, ["", "7H 7S 7D 7C"])
     events = call(t, 0, "double_stop", on_pair=1)
     assert not one(events, CallJudged).right
     assert scored(events) == {1: 1}
     assert t.phase == "play"
+
+
+def test_s4_double_counter_kemps_on_two_of_a_kind() -> None:
+    """S4 read literally: "You may also call double counter kemps if you think both opposing
+    players have two of a kind. If right you get two points, if wrong the other team gets a
+    point." The points-to-five preset plays it so (``double_stop_on="two_of_a_kind"``)."""
+    t = table("points-to-five")
+    assert t.rules.double_stop_on == "two_of_a_kind"
+    deal(t, ["", "7H 7S 2D 3C", "", "9H 9S 4D 5C"])
+    events = call(t, 0, "double_stop", on_pair=1)
+    judged = one(events, CallJudged)
+    assert judged.right and judged.checked == (1, 3)
+    assert scored(events) == {0: 2} and t.phase == "huddle"
+    # wrong: one opponent has no pair; that player shows the whole hand (nothing less proves it)
+    deal(t, ["", "7H 7S 2D 3C", "", "9H TS 4D 5C"], now=10.0)
+    events = call(t, 0, "double_stop", on_pair=1, now=11.0)
+    assert not one(events, CallJudged).right
+    assert scored(events) == {1: 1} and t.phase == "play"
+    shown = one(events, Revealed)
+    assert shown.seat == 3 and shown.full and sorted(c.text for c in shown.cards) == sorted(
+        ["9H", "TS", "4D", "5C"])
 
 
 def test_s4_grab_then_discard() -> None:
@@ -1308,6 +1346,34 @@ def test_peanut_butter_fixed_number_of_hands() -> None:
     m = one(events, MatchEnded)
     assert m.scores == (2, 3) and m.ranks == (1, 2)
     assert t.hand_no == 6 and t.decided_hands == 5
+
+
+def test_peanut_butter_plays_every_agreed_hand() -> None:
+    """S1 'Peanut Butter': "The two teams agree beforehand how many hands should be played"; the
+    pair that lost fewer of them wins (RULES-NOTES). Spelling the word does not end the match
+    early: with seven hands agreed, a pair that loses the first five still plays the other two
+    (its letters shown as K-E-M-P-S), and the match is decided after the seventh."""
+    t = table("peanut-butter", hands=7)
+    for i in range(5):
+        events = wrong_kemps_hand(t, caller=1, now=10.0 * i)  # pair 1 takes a letter
+        assert of(events, MatchEnded) == [] and t.phase == "huddle"
+    assert t.scores == [0, 5] and view_for(t, 0).spelled == ("", "K-E-M-P-S")
+    events = wrong_kemps_hand(t, caller=0, now=60.0)
+    assert of(events, MatchEnded) == [] and t.scores == [1, 5]
+    events = wrong_kemps_hand(t, caller=1, now=70.0)
+    m = one(events, MatchEnded)
+    assert m.scores == (1, 6) and m.ranks == (1, 2) and t.decided_hands == 7
+
+
+@pytest.mark.parametrize("hands", [2, 4, 6])
+def test_two_pairs_agree_an_odd_number_of_hands(hands: int) -> None:
+    """S1 'Peanut Butter': "This must be an odd number"; S2 variations row 8: "agree on an odd
+    number of hands ... so two teams cannot finish tied". An even number is refused for two
+    pairs."""
+    with pytest.raises(RuleError) as err:
+        rules("peanut-butter", hands=hands)
+    assert err.value.code == "bad_option" and "hands" in err.value.message
+    assert rules("peanut-butter", hands=hands + 1).hands == hands + 1
 
 
 def test_three_pairs_match_end_ranks_share_ties() -> None:

@@ -511,3 +511,59 @@ def test_binary_deeply_nested_and_odd_requests_are_answered(server: Running) -> 
         assert storm.status_code == 400 and "idle_sweep_s" in storm.json()["message"]
         for path in ("/api/history/", "/api/desk/sheets/", "/api/desk/tournaments/"):
             assert c.get(path + str(10**30)).status_code == 404, path
+
+
+def test_the_option_schema_is_served_and_matches_the_rule_set(server: Running) -> None:
+    """GET /api/presets serves every rule option's kind, choices or limits, description and seed
+    (the page builds its rule form from it) and a note per preset; a room of 12 pairs opens."""
+    from kemps.rules import MAX_PAIRS, PRESETS, RuleSet
+
+    with httpx.Client(base_url=server.url) as c:
+        data = c.get("/api/presets").json()
+        options = data["options"]
+        assert set(options) == set(RuleSet().to_dict()) - {"name"}
+        assert options["dealer"]["choices"] == ["rotate_left", "fixed", "non_playing"]
+        assert options["objection_s"]["kind"] == "seconds" and options["objection_s"]["min"] == 1
+        assert options["pairs"]["max"] == MAX_PAIRS == data["max_pairs"]
+        assert all(o["description"] and o["seed"] for o in options.values())
+        assert set(data["presets"]) == set(PRESETS) and all(
+            p["note"] for p in data["presets"].values())
+        big = c.post("/api/rooms", json={"name": "Alice", "preset": "pagat", "pairs": 12})
+        assert big.status_code == 201 and len(big.json()["room"]["seats"]) == 24
+        odd = c.post("/api/rooms", json={"name": "Alice", "preset": "pagat", "pairs": 3,
+                                         "options": {"stop_scope": "opposite"}})
+        assert odd.status_code == 400 and "stop_scope" in odd.json()["message"]
+
+
+def test_the_host_acts_for_a_dealer_who_is_not_playing(server: Running) -> None:
+    """S2 tournament row 7 ("a dealer who is not playing, to sweep the cards"): online the table
+    deals and says Go by itself; the host may say Go and sweep for it (``"as_dealer": true``),
+    nobody else may, and the view lists the only Stop targets the rules allow."""
+    async def run() -> None:
+        code, tokens = seat_everyone(server, "seed2-tournament")
+        clients = [await connect(server, code, t) for t in tokens]
+        start(server, code, tokens[0])
+        for c in clients:
+            await c.send({"type": "ready"})
+        view = await clients[1].until_phase("dealt")
+        assert view["dealer"] is None
+        assert view["stop_targets"] == [{"on_seat": None, "on_pair": 0}]
+        await clients[1].send({"type": "action", "id": 1, "action": {"type": "go",
+                                                                     "as_dealer": True}})
+        refused = await clients[1].until(lambda m: m.get("id") == 1)
+        assert refused["type"] == "rejected"
+        assert refused["code"] == "not_dealer"
+        await clients[0].send({"type": "action", "id": 2, "action": {"type": "go",
+                                                                     "as_dealer": True}})
+        await clients[1].until_phase("play")
+        await clients[0].send({"type": "action", "id": 3, "action": {"type": "stall",
+                                                                     "as_dealer": True}})
+        answer = await clients[0].until(lambda m: m.get("id") == 3)
+        assert answer["type"] == "ok", answer
+        swept = await clients[2].until(lambda m: any(
+            e.get("type") == "swept" for e in m.get("events", [])))
+        assert swept["view"]["stock_count"] == 52 - 16 - 8
+        for c in clients:
+            await c.ws.close()
+
+    asyncio.run(run())

@@ -254,3 +254,34 @@ def test_seat_view_to_dict_is_json_serialisable(preset: str) -> None:
         data = view_for(table, seat).to_dict()
         assert json.loads(json.dumps(data)) == data
         assert data["revealed"] == {"0": HANDS[0].split()}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("pairs", [2, 3, 4])
+def test_stop_targets_in_the_view_are_exactly_the_accepted_calls(preset: str, pairs: int) -> None:
+    """The view lists whom a Stop call may name (the page and bots use it, not a copy of the
+    rule): every listed target is accepted by the table, and every other target is refused."""
+    from kemps.scoring import stop_targets
+
+    rules = PRESETS[preset].replace(pairs=pairs, double_calls=True)
+    if pairs == 4:
+        rules = rules.replace(stop_scope="opposite")
+    n = rules.players
+    for seat in range(n):
+        view = view_for(Table(rules), seat)
+        for kind, listed in (("stop", view.stop_targets), ("double_stop", view.double_stop_targets)):
+            by_player = rules.stop_target == "player" and kind == "stop"
+            candidates = ([(s, s % pairs) for s in range(n)] if by_player
+                          else [(None, p) for p in range(pairs)])
+            for on_seat, on_pair in candidates:
+                table = Table(rules)
+                order = stacked_order(rules, [""] * n, dealer=table.dealer)
+                table.apply(Deal(order, 1), now=0.0)
+                try:
+                    table.apply(Call(seat, kind, on_seat=on_seat,  # type: ignore[arg-type]
+                                     on_pair=None if by_player else on_pair), now=0.5)
+                    accepted = True
+                except Rejected:
+                    accepted = False
+                assert accepted == ((on_seat, on_pair) in listed), (seat, kind, on_seat, on_pair)
+            assert list(listed) == stop_targets(rules, seat, kind)

@@ -299,11 +299,15 @@ def rules(preset: Annotated[str, typer.Argument(help="Preset name or alias.")] =
         r = find_preset(preset)
     except KempsError as err:
         raise _fail(err) from None
-    t = RichTable(title=f"Rules of {r.name}")
+    from kemps.rules import OPTION_DOCS, PRESET_NOTES
+
+    t = RichTable(title=f"Rules of {r.name}", caption=PRESET_NOTES.get(r.name))
     t.add_column("Option")
     t.add_column("Value")
+    t.add_column("What it means (seed)")
     for k, v in r.to_dict().items():
-        t.add_row(k, str(v))
+        doc = OPTION_DOCS.get(k)
+        t.add_row(k, str(v), f"{doc[1]} ({doc[2]})" if doc else "")
     console.print(t)
 
 

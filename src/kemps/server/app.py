@@ -28,9 +28,11 @@ from kemps.errors import KempsError, Rejected
 from kemps.gestures import PALETTE
 from kemps.rules import (
     MAX_PAIRS,
+    PRESET_NOTES,
     PRESETS,
     RuleSet,
     find_preset,
+    option_schema,
     preset_names,
 )
 from kemps.server import desk
@@ -206,9 +208,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:
-        """Every preset with its options and aliases, the gesture palette and the bot levels."""
-        return {"presets": {n: {"aliases": list(a), "rules": PRESETS[n].to_dict()}
+        """Every preset with its options, aliases and a one-line note; the option schema (kind,
+        choices or limits, group, description, seed: :func:`kemps.rules.option_schema`); the
+        gesture palette and the bot levels."""
+        return {"presets": {n: {"aliases": list(a), "rules": PRESETS[n].to_dict(),
+                                "note": PRESET_NOTES.get(n, "")}
                             for n, a in preset_names().items()},
+                "options": option_schema(), "max_pairs": MAX_PAIRS,
                 "gestures": {g.name: {"kind": g.kind, "label": g.label}
                              for g in PALETTE.values()},
                 "bot_levels": list(bot_levels()), "protocol": PROTOCOL_VERSION}

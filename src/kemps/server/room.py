@@ -413,6 +413,15 @@ class Room:
             raise ServerError("not_playing", "No match is being played in this room.")
         if data.get("type") in ("deal", "table_talk"):
             raise Rejected("bad_action", "Only the table deals and rules on table talk.")
+        if "as_dealer" in data:
+            # A dealer who is not playing (S2 tournament row 7) is the table itself; the host may
+            # act for it, to say Go or to sweep the middle now.
+            if (data["as_dealer"] is not True or seat != self.host_seat
+                    or self.rules.dealer != "non_playing" or data.get("type") not in ("go", "stall")):
+                raise Rejected("not_dealer", "Only the host acts for a dealer who is not "
+                               "playing, and only to say Go or to sweep.")
+            data = {k: v for k, v in data.items() if k != "as_dealer"}
+            return self._step(None, action_from_dict({**data, "seat": None}))
         action = action_from_dict({**data, "seat": seat})
         return self._step(seat, action)
 

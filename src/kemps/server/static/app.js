@@ -28,20 +28,8 @@ function cardFace(text, tag = "div", attrs = {}) {
   h("span", { class: "corner low", "aria-hidden": "true" }, h("b", { text: c.rank }), h("i", { text: SUIT[c.suit] })));
 }
 
-// ---- rule options (kemps.rules) -----------------------------------------------------------------
-const CHOICES = {
-  decks: ["auto", 1, 2], start: ["on_deal", "on_go", "countdown"], dealer: ["fixed", "rotate_left"],
-  sweep: ["any_player_unless_objection", "all_agree", "dealer_only"],
-  stock_exhausted: ["real_deal", "reshuffle_swept"], stop_target: ["pair", "player"],
-  stop_scope: ["any", "opposite"], right_kemps_letters: ["every_other_pair", "one_pair"],
-  scoring: ["letters", "points"], table_talk: ["forbidden", "allowed"],
-  fake_signals: ["allowed", "banned"],
-};
-const BOOLS = ["heard_signals", "table_chat", "multi_swap", "immune_while_holding",
-  "wrong_call_ends_round", "double_calls"];
-const SECONDS = ["start_countdown_s", "hold_limit_s", "sweep_countdown_s", "idle_sweep_s"];
-const INTS = ["target", "hands", "double_right", "double_wrong"];
-const TEXTS = ["word", "call_word", "stop_word"];
+// ---- rule options: the schema comes from the server (GET /api/presets "options", kemps.rules) ----
+const optionSchema = () => S.options || {};
 const OPTION_LABEL = {
   decks: "Decks", heard_signals: "Heard signals (a cough, a word)", table_chat: "Table chat",
   table_talk: "Table talk", fake_signals: "Fake signals", dealer: "Dealer", start: "Start of play",
@@ -55,18 +43,20 @@ const OPTION_LABEL = {
   double_right: "Right double call scores", double_wrong: "Wrong double call scores",
   scoring: "Scoring", word: "Word", target: "Target (letters that lose / points that win; 0 = word)",
   hands: "Hands (0 = no limit)", call_word: "Call word", stop_word: "Stop word",
+  objection_s: "An objection lapses after (s)", double_stop_on: "Double Stop claims",
 };
 const pretty = (v) => (v === true ? "yes" : v === false ? "no" : String(v).replace(/_/g, " "));
 
 // ---- state ------------------------------------------------------------------------------------
 const S = {
-  presets: null, gestures: {}, botLevels: ["simple"],
+  presets: null, options: null, maxPairs: 6, gestures: {}, botLevels: ["simple"],
   code: null, seat: null, token: null, room: null, view: null,
   ws: null, wsWanted: false, retry: 0, clock: { t: 0, at: performance.now() },
   last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, log: [],
   draft: null, draftDirty: false, flash: {}, handNo: -1, createOptions: {},
 };
 const pairsOf = () => (S.view ? S.view.names.length / 2 : S.room ? S.room.rules.pairs : 2);
+const dealerName = (s) => (s === null || s === undefined ? "The dealer" : nameOf(s));
 const nameOf = (s) => (S.view ? S.view.names[s] : S.room ? S.room.seats[s].name : `Seat ${s + 1}`) || `Seat ${s + 1}`;
 const pairName = (p) => `Pair ${p + 1}`;
 const pairMembers = (p) => `${nameOf(p)} & ${nameOf(p + pairsOf())}`;
@@ -139,6 +129,7 @@ async function boot() {
   try {
     const p = await api("GET", "/api/presets");
     S.presets = p.presets; S.gestures = p.gestures; S.botLevels = p.bot_levels || ["simple"];
+    S.options = p.options || {}; S.maxPairs = p.max_pairs || 6;
     const levelSelect = $("bot-level");
     if (levelSelect && !levelSelect.options.length) {
       for (const level of S.botLevels) levelSelect.append(new Option(level, level));
@@ -178,38 +169,43 @@ function fillPresetSelect(sel, current) {
 }
 function fillPairs(sel, current) {
   sel.innerHTML = "";
-  for (let p = 2; p <= 6; p++) sel.append(h("option", { value: p, text: `${p} pairs (${2 * p} players)` }));
+  for (let p = 2; p <= S.maxPairs; p++) sel.append(h("option", { value: p, text: `${p} pairs (${2 * p} players)` }));
   sel.value = String(current);
 }
 
 // The options editor: every option of the rule set, its value shown; editable when `onChange`.
 function optionsEditor(container, values, onChange, changed) {
   container.innerHTML = "";
+  const schema = optionSchema();
   for (const [key, value] of Object.entries(values)) {
-    if (key === "name" || key === "pairs") continue;
+    const info = schema[key];
+    if (key === "name" || key === "pairs" || !info) continue;
     const id = `${container.id}-${key}`;
     let input;
-    if (CHOICES[key] || BOOLS.includes(key)) {
-      const choices = CHOICES[key] || [true, false];
+    if (info.kind === "choice" || info.kind === "bool") {
+      const choices = info.kind === "choice" ? info.choices : [true, false];
       input = h("select", { id });
       for (const c of choices) input.append(h("option", { value: JSON.stringify(c), text: pretty(c) }));
       input.value = JSON.stringify(value);
     } else {
-      const num = SECONDS.includes(key) || INTS.includes(key);
+      const num = info.kind === "seconds" || info.kind === "int";
       input = h("input", { id, type: num ? "number" : "text", value: String(value),
-        min: num ? "0" : null, step: SECONDS.includes(key) ? "0.5" : num ? "1" : null, maxlength: num ? null : "40" });
+        min: num ? String(info.min) : null, max: num ? String(info.max) : null,
+        step: info.kind === "seconds" ? "0.5" : num ? "1" : null, maxlength: num ? null : String(info.max_length || 40) });
     }
+    input.title = `${info.description} (${info.seed})`;
     if (!onChange) input.disabled = true;
     else input.addEventListener("change", () => {
       let v;
-      if (CHOICES[key] || BOOLS.includes(key)) v = JSON.parse(input.value);
-      else if (SECONDS.includes(key)) v = Number(input.value);
-      else if (INTS.includes(key)) v = Math.round(Number(input.value));
+      if (info.kind === "choice" || info.kind === "bool") v = JSON.parse(input.value);
+      else if (info.kind === "seconds") v = Number(input.value);
+      else if (info.kind === "int") v = Math.round(Number(input.value));
       else v = key === "word" ? input.value.trim().toUpperCase() : input.value.trim();
       onChange(key, v);
     });
     container.append(h("div", { class: `opt ${changed && key in changed ? "changed" : ""}` },
-      h("label", { for: id, text: OPTION_LABEL[key] || pretty(key) }), input));
+      h("label", { for: id, text: OPTION_LABEL[key] || pretty(key) }), input,
+      h("small", { class: "opt-help", text: info.description })));
   }
 }
 
@@ -401,11 +397,11 @@ function setLast(seat, text) { S.last[seat] = text; }
 function onEvents(events) {
   for (const e of events) {
     if (typeof e.t === "number") setClock(e.t);
-    const who = e.seat !== undefined && e.seat !== null ? nameOf(e.seat) : "";
+    const who = e.seat !== undefined && e.seat !== null ? nameOf(e.seat) : e.seat === null ? "The dealer" : "";
     switch (e.type) {
       case "hand_dealt":
         S.last = {}; S.result = null; S.selHand = []; S.selMid = []; S.handNo = e.hand_no;
-        logLine(`Hand ${e.hand_no}: ${nameOf(e.dealer)} deals.`, "sep");
+        logLine(`Hand ${e.hand_no}: ${dealerName(e.dealer)} deals.`, "sep");
         break;
       case "play_opened": logLine("Play is open: go!"); break;
       case "swapped":
@@ -427,11 +423,12 @@ function onEvents(events) {
         logLine(`${who} held too long and put back ${cardsShort(e.returned)}.`);
         break;
       case "stall_proposed":
-        setLast(e.seat, e.auto ? "calls a stall (idle)" : e.deadline === null ? "wants a fresh middle" : "calls a stall");
+        if (e.seat !== null) setLast(e.seat, e.auto ? "calls a stall (idle)" : e.deadline === null ? "wants a fresh middle" : "calls a stall");
         logLine(e.deadline === null ? `${who} wants a fresh middle (${e.agreed} agreed).`
           : `${who} says the middle has stalled${e.auto ? " (nothing moved)" : ""}.`);
         break;
       case "objected": setLast(e.seat, "objects!"); logLine(`${who} objects.`); break;
+      case "objection_lapsed": setLast(e.seat, "objection lapsed"); logLine(`${who}'s objection lapses.`); break;
       case "stall_resumed": logLine("The stall countdown starts again."); break;
       case "stall_cancelled": logLine("The middle changed: no fresh middle yet."); break;
       case "swept": logLine(`The middle is swept; new cards: ${cardsShort(e.middle.filter(Boolean))}.`); break;
@@ -550,6 +547,7 @@ function renderLobby() {
   const mt = $("lobby-table");
   mt.innerHTML = "";
   mt.style.setProperty("--n", n);
+  mt.classList.toggle("packed", n > 10);
   mt.append(h("div", { class: "mini-felt", "aria-hidden": "true" }));
   for (const seat of room.seats) {
     const pos = seatPos(seat.seat, bottom, n, 40, 36);
@@ -639,9 +637,10 @@ function renderGame() {
   if (seatsEl.dataset.layout !== `${n}:${bottom}:${narrow}`) {
     seatsEl.dataset.layout = `${n}:${bottom}:${narrow}`;
     $("felt").classList.toggle("crowded", narrow && n > 4);
+    $("felt").classList.toggle("packed", n > 12);
     seatsEl.innerHTML = "";
     for (let s = 0; s < n; s++) {
-      const pos = narrow ? seatPosNarrow(s, bottom, n) : seatPos(s, bottom, n);
+      const pos = narrow && n <= 12 ? seatPosNarrow(s, bottom, n) : seatPos(s, bottom, n, narrow ? 44 : 41, narrow ? 44 : 38);
       const k = (s - bottom + n) % n;
       const side = k === 0 ? "bottom" : pos.y < 25 ? "top" : pos.x < 50 ? "left" : "right";
       seatsEl.append(h("div", { class: `seat pair-${s % (n / 2)} side-${side}`, "data-seat": s, style: `left:${pos.x}%;top:${pos.y}%` },
@@ -807,7 +806,8 @@ function renderCenter() {
     note = v.hand_no === 0 ? "The first hand is about to be dealt" : "Between hands";
   } else if (v.phase === "dealt") {
     if (v.middle_face_down && v.opens_at !== null) note = "Get ready…";
-    else if (room.rules.start === "on_go") note = v.seat === v.dealer ? "Say Go when everyone is ready" : `Waiting for ${v.names[v.dealer]} to say Go`;
+    else if (v.dealer === null && v.opens_at !== null) note = "The dealer says Go in a moment…";
+    else if (room.rules.start === "on_go") note = v.seat === v.dealer ? "Say Go when everyone is ready" : `Waiting for ${dealerName(v.dealer)} to say Go`;
   } else if (v.phase === "over") note = "Match over";
   $("center-note").textContent = note;
   $("center-note").hidden = !note;
@@ -826,7 +826,8 @@ function updateTimers() {
     else if (v.agreed.length) stall = `${v.agreed.length} of ${v.names.length} want a fresh middle`;
   }
   $("stall").textContent = stall;
-  if (v.phase === "dealt" && v.opens_at !== null) $("center-note").textContent = `Cards turn in ${Math.max(0, Math.ceil(v.opens_at - now))}…`;
+  if (v.phase === "dealt" && v.opens_at !== null) $("center-note").textContent = v.middle_face_down
+    ? `Cards turn in ${Math.max(0, Math.ceil(v.opens_at - now))}…` : `The dealer says Go in ${Math.max(0, Math.ceil(v.opens_at - now))} s…`;
   let dc = "";
   if (room.status === "playing" && v.phase === "huddle") {
     if (room.deal_at !== null && room.deal_at !== undefined) {
@@ -857,12 +858,18 @@ function renderActions() {
   };
   if (r.start === "on_go" && v.phase === "dealt" && me === v.dealer)
     btn("Go!", "primary go", () => sendAction({ type: "go" }), { aria: "Go: start play" });
+  // A dealer who is not playing (S2 tournament row 7) is the table; the host may act for it.
+  const hostDeals = v.dealer === null && isHost();
+  if (hostDeals && r.start === "on_go" && v.phase === "dealt")
+    btn("Go! (as dealer)", "primary go", () => sendAction({ type: "go", as_dealer: true }), { aria: "Go: start play, as the dealer" });
   if (!inHand) return;
   const holding = v.holding.includes(me);
   if (r.hold_limit_s > 0) {
     if (holding) btn("Lay down", "", () => { sendAction({ type: "discard", give: S.selHand }); S.selHand = []; }, { disabled: !S.selHand.length, aria: "Lay down the selected cards" });
     else btn("Pick up", "", () => { sendAction({ type: "grab", take: S.selMid }); S.selMid = []; }, { disabled: !(S.selMid.length && !S.selHand.length), aria: "Pick up the selected middle cards" });
   }
+  if (hostDeals && v.phase === "play")
+    btn("Sweep (as dealer)", "", () => sendAction({ type: "stall", as_dealer: true }), { aria: "Sweep the middle, as the dealer" });
   if (r.sweep === "dealer_only") {
     if (me === v.dealer) btn("Sweep", "", () => sendAction({ type: "stall" }), { aria: "Sweep the middle (stall)" });
   } else if (r.sweep === "all_agree") {
@@ -870,7 +877,7 @@ function renderActions() {
       { disabled: v.agreed.includes(me), aria: "Stall: agree to a fresh middle" });
   } else {
     btn("Stall", "", () => sendAction({ type: "stall" }), { disabled: v.stall_deadline !== null, aria: "Stall: the middle has stalled" });
-    btn("Object", "", () => sendAction({ type: "object" }), { disabled: v.stall_deadline === null || v.objectors.includes(me), aria: "Object to the stall" });
+    btn("Object", "", () => sendAction({ type: "object" }), { disabled: v.stall_deadline === null || v.objectors.includes(me), aria: "Object to the stall", title: `Hold the countdown until you take a card (lapses after ${r.objection_s} s; once a stall)` });
   }
   btn(`${v.call_word}!`, "call", () => call("kemps"), { aria: `${v.call_word}: call on your partner` });
   btn(`${v.stop_word}!`, "call stop", () => call("stop"), { aria: `${v.stop_word}: call on an opponent` });
@@ -880,26 +887,13 @@ function renderActions() {
   }
 }
 
-// Whom a Stop call can be on, as the rules say (kemps.scoring.call_target).
+// Whom a Stop call can be on: the view lists it, from the engine's own rule (kemps.scoring).
 function stopTargets(kind) {
-  const v = S.view, r = rules(), n = v.names.length, pairs = n / 2, me = v.seat;
-  const own = me % pairs, left = (me + 1) % n;
-  if (r.stop_target === "player" && kind === "stop") {
-    const out = [];
-    for (let s = 0; s < n; s++) {
-      if (s % pairs === own) continue;
-      if (r.stop_scope === "opposite" && s % pairs !== left % pairs) continue;
-      out.push({ label: v.names[s], action: { on_seat: s } });
-    }
-    return out;
-  }
-  const out = [];
-  for (let p = 0; p < pairs; p++) {
-    if (p === own) continue;
-    if (r.stop_scope === "opposite" && p !== left % pairs) continue;
-    out.push({ label: `${pairName(p)}: ${pairMembers(p)}`, action: { on_pair: p } });
-  }
-  return out;
+  const v = S.view;
+  const listed = kind === "stop" ? v.stop_targets : v.double_stop_targets;
+  return (listed || []).map((t) => (t.on_seat !== null
+    ? { label: v.names[t.on_seat], action: { on_seat: t.on_seat } }
+    : { label: `${pairName(t.on_pair)}: ${pairMembers(t.on_pair)}`, action: { on_pair: t.on_pair } }));
 }
 
 function call(kind) {
