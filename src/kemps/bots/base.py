@@ -13,9 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from kemps.actions import Action
+from kemps.actions import Action, Call
 from kemps.errors import Rejected
 from kemps.events import Event
+from kemps.rules import RuleSet
+from kemps.scoring import call_target
 from kemps.views import SeatView
 
 
@@ -28,6 +30,19 @@ class Plan:
     delay: float
     action: Action | None
     channel: str = "cards"
+
+
+def stop_call_on(rules: RuleSet, seat: int, signaller: int) -> Call | None:
+    """The Stop Kemps call by ``seat`` on the player who gave a signal (or that player's pair, as
+    the table's ``stop_target`` says), or None when the rules do not let ``seat`` stop them (the
+    engine's own check, :func:`kemps.scoring.call_target`: scope, own pair)."""
+    on_seat = signaller if rules.stop_target == "player" else None
+    on_pair = None if on_seat is not None else signaller % rules.pairs
+    try:
+        call_target(rules, seat, "stop", on_seat, on_pair)
+    except Rejected:
+        return None
+    return Call(seat, "stop", on_seat=on_seat, on_pair=on_pair)
 
 
 class Bot(Protocol):

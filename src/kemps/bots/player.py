@@ -33,7 +33,7 @@ from typing import Final
 
 from kemps.actions import Action, AgreeSignals, Call, Go, Object, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
-from kemps.bots.base import Plan
+from kemps.bots.base import Plan, stop_call_on
 from kemps.bots.levels import Level
 from kemps.bots.seatcards import FollowsCards, SeatCards
 from kemps.bots.watch import Watcher
@@ -299,13 +299,7 @@ class KempsBot(FollowsCards):
         return [Plan(self._react(), call, "call")]
 
     def _stop_call(self, signaller: int) -> Call | None:
-        r = self.rules
-        pair = signaller % self.pairs
-        if r.stop_scope == "opposite" and pair != ((self.seat + 1) % self.n) % self.pairs:
-            return None
-        if r.stop_target == "player":
-            return Call(self.seat, "stop", on_seat=signaller)
-        return Call(self.seat, "stop", on_pair=pair)
+        return stop_call_on(self.rules, self.seat, signaller)
 
     # -- deciding --------------------------------------------------------------------------------
     def _decide(self, now: float) -> list[Plan]:

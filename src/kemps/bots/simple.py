@@ -15,7 +15,7 @@ from typing import Final
 
 from kemps.actions import Action, AgreeSignals, Call, Go, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
-from kemps.bots.base import Plan
+from kemps.bots.base import Plan, stop_call_on
 from kemps.bots.seatcards import FollowsCards, SeatCards
 from kemps.cards import Card
 from kemps.errors import Rejected
@@ -244,15 +244,8 @@ class SimpleBot(FollowsCards):
         return []
 
     def _plan_stop(self, signaller: int) -> list[Plan]:
-        r = self.rules
-        pair = signaller % self.pairs
-        if r.stop_scope == "opposite" and pair != ((self.seat + 1) % self.n) % self.pairs:
-            return []
-        if r.stop_target == "player":
-            call = Call(self.seat, "stop", on_seat=signaller)
-        else:
-            call = Call(self.seat, "stop", on_pair=pair)
-        return [Plan(self._react(1.1), call, "call")]
+        call = stop_call_on(self.rules, self.seat, signaller)
+        return [] if call is None else [Plan(self._react(1.1), call, "call")]
 
     # -- deciding ---------------------------------------------------------------------------------
     def _decide(self, now: float) -> list[Plan]:
