@@ -252,13 +252,27 @@ def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).
                reveal: Annotated[bool, typer.Option(
                    help="With --log, also tell the dealt hands and signal agreements (the record "
                         "holds them); by default the log tells what a spectator saw.")] = False,
+               stats: Annotated[bool, typer.Option(
+                   help="The tell of every call and each pair's signal figures (with --json: "
+                        "as JSON).")] = False,
                ) -> None:
-    """Replay a match record exactly and print the outcome."""
+    """Replay a match record exactly and print the outcome. FILE may also be a finished match as
+    the server's /api/history/ID gives it."""
     try:
         record = MatchRecord.load(file)
         result = replay(record)
     except KempsError as err:
         raise _fail(err) from None
+    if stats:
+        from kemps.tell import analyse, stats_lines
+
+        analysis = analyse(record)
+        if as_json:
+            sys.stdout.write(json.dumps(analysis, indent=2) + "\n")
+        else:
+            for line in stats_lines(analysis):
+                console.print(line, highlight=False)
+        return
     summary = match_summary(result.table, result.events)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

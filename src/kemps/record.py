@@ -74,15 +74,23 @@ class MatchRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> MatchRecord:
-        """Read the JSON-ready form.
+        """Read the JSON-ready form: a record, or a finished match as the server's
+        ``GET /api/history/{id}`` answers it (``{"id", ..., "record": {...}}``), as it comes.
 
         Raises:
             RecordError: ``bad_record`` naming what is wrong (format, version, rules, an action's
-                index and its problem).
+                index and its problem); a record of a newer format version says so.
         """
+        if (isinstance(data, dict) and "format" not in data and isinstance(data.get("record"), dict)
+                and data["record"].get("format") == FORMAT):
+            data = data["record"]  # a finished match from the history API
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise RecordError("bad_record", f"Not a kemps match record (format must be {FORMAT!r}).")
+            raise RecordError("bad_record", f"Not a kemps match record (format must be {FORMAT!r}, "
+                              "or a finished match from /api/history/ID).")
         version = data.get("version")
+        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+            raise RecordError("bad_record", f"This record is format version {version}, newer than "
+                              f"this kemps reads ({VERSION}): update kemps to replay it.")
         if version != VERSION or isinstance(version, bool):
             raise RecordError("bad_record", f"'version' must be the number {VERSION}, not "
                               f"{version!r}.")
