@@ -270,8 +270,8 @@ def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).
         if as_json:
             sys.stdout.write(json.dumps(analysis, indent=2) + "\n")
         else:
-            for line in stats_lines(analysis):
-                console.print(line, highlight=False)
+            for text in stats_lines(analysis):
+                console.print(text, highlight=False)
         return
     summary = match_summary(result.table, result.events)
     if as_json:
