@@ -1,31 +1,26 @@
-"""Headless play on a simulated clock: a discrete-event loop of bots and table timers.
+"""Headless play on a simulated clock: the match driver (:mod:`kemps.driver`) run as fast as it goes.
 
-Each bot answers what it sees with plans (an action after a reaction delay); the loop always runs
-whichever comes first (a bot's planned action, a table timer, the next deal) and advances the
-simulated clock to it. Nothing here reads a real clock; randomness comes from one seed.
+Each bot answers what it sees with plans (an action after a reaction delay); the loop asks the
+driver when something is next due (a bot's planned action, a table timer, the next deal) and jumps
+the simulated clock to it. Nothing here reads a real clock; randomness comes from one seed.
 """
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from kemps.actions import Action, Deal
-from kemps.bots.base import Bot, Plan
+from kemps.bots.base import Bot
 from kemps.bots.simple import SimpleBot
-from kemps.cards import shuffled_pack
-from kemps.errors import Rejected
-from kemps.events import Event, HandEnded
-from kemps.record import MatchRecord, Recorder
+from kemps.driver import READY_HUDDLE_S, MatchDriver
+from kemps.events import Event
+from kemps.record import MatchRecord
 from kemps.rules import RuleSet
 from kemps.table import Table
-from kemps.views import events_for, view_for
 
-HUDDLE_S: Final = 3.0  # seconds between hands for pairs to agree signals
-MIN_GAP_S: Final = 0.25  # a person's hands: one seat never acts twice within this many seconds
+HUDDLE_S: Final = READY_HUDDLE_S  # seconds between hands at a table of bots
 DEFAULT_NAMES: Final = ("Alice", "Ben", "Cara", "Dev", "Eve", "Finn", "Gita", "Hal", "Ines",
                         "Jack", "Kim", "Lou")
 
@@ -81,79 +76,23 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
     rng = random.Random(seed)
     n = rules.players
     first_dealer = rng.randrange(n)
-    rec = Recorder(rules, names or default_names(n), first_dealer, meta={"seed": seed})
-    table = rec.table
     factories = list(bots) if isinstance(bots, Sequence) else [bots] * n
-    players = [factories[s](s, rules, random.Random(rng.randrange(2**32))) for s in range(n)]
-    queue: list[tuple[float, int, int, str, int, Action]] = []
-    generation: dict[tuple[int, str], int] = {}
-    seq = 0
-    last_act: dict[int, float] = {}
+    players = {s: factories[s](s, rules, random.Random(rng.randrange(2**32))) for s in range(n)}
+    driver = MatchDriver(rules, names or default_names(n), first_dealer, players, rng,
+                         ready_huddle_s=HUDDLE_S, meta={"seed": seed})
+    table = driver.table
     all_events: list[Event] = []
-    actions = rejected = 0
-    pairs = rules.pairs
-
-    def schedule(seat: int, plans: list[Plan], now: float) -> None:
-        nonlocal seq
-        for plan in plans:
-            key = (seat, plan.channel)
-            gen = generation.get(key, 0) + 1
-            generation[key] = gen
-            if plan.action is None:
-                continue  # a cancellation: the pending plan on this channel is now stale
-            seq += 1
-            heapq.heappush(queue, (now + plan.delay, seq, seat, plan.channel, gen, plan.action))
-
-    def dispatch(events: list[Event], now: float) -> None:
-        if keep_events:
-            all_events.extend(events)
-        if on_events is not None:
-            on_events(events)
-        for s, bot in enumerate(players):
-            seen = events_for(events, s, pairs)
-            if seen:
-                schedule(s, bot.on_events(seen, now), now)
-
     now = 0.0
-    for s, bot in enumerate(players):
-        schedule(s, bot.on_view(view_for(table, s), now), now)
-    deal_at: float | None = now + HUDDLE_S
+    driver.start(now)
     while table.phase != "over":
-        deadline = table.next_deadline()
-        t = queue[0][0] if queue else None
-        for other in (deadline, deal_at):
-            if other is not None and (t is None or other < t):
-                t = other
+        t = driver.next_wake()
         if t is None or t > max_time_s:
             break
         now = t
-        if deal_at is not None and t == deal_at:
-            deal_at = None
-            order = tuple(shuffled_pack(rules.deck_count, rng))
-            events = rec.apply(Deal(order, rng.randrange(2**31)), now)
-            actions += 1
-        elif deadline is not None and t == deadline:
-            events = rec.advance(now)
-        else:
-            _, _, seat, channel, gen, action = heapq.heappop(queue)
-            if generation.get((seat, channel)) != gen:
-                continue  # replaced by a newer plan
-            ready = last_act.get(seat, -MIN_GAP_S) + MIN_GAP_S
-            if now < ready:
-                seq += 1
-                heapq.heappush(queue, (ready, seq, seat, channel, gen, action))
-                continue
-            last_act[seat] = now
-            try:
-                events = rec.apply(action, now)
-                actions += 1
-            except Rejected as err:
-                rejected += 1
-                schedule(seat, players[seat].on_rejected(action, err, now), now)
-                continue
-        dispatch(events, now)
-        if table.phase == "huddle" and deal_at is None and any(
-                isinstance(e, HandEnded) for e in events):
-            deal_at = now + HUDDLE_S
-    return SimResult(rec.record, table, all_events, table.phase == "over", now, actions,
-                     rejected)
+        for step in driver.wake(t):
+            if keep_events:
+                all_events.extend(step.events)
+            if on_events is not None:
+                on_events(step.events)
+    return SimResult(driver.recorder.record, table, all_events, table.phase == "over", now,
+                     driver.actions, driver.rejected)

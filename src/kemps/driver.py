@@ -1,0 +1,223 @@
+"""The match driver: one table, its record, its bots and the time between hands, with no clock.
+
+The simulator (:mod:`kemps.sim`) and the table server (:mod:`kemps.server.room`) both drive a match
+through this one object, so the policy is written once: bots' plans per seat and channel (a newer
+plan on a channel replaces the older), a seat's hands never moving twice within
+:data:`MIN_GAP_S`, a rejected plan handed back to its bot, redacted events fanned out to the bots,
+the deal after the huddle (sooner once every person at the table is ready), and the table's own
+timers. Like the engine it does no I/O, owns no clock and no global random: every call carries
+``now`` (table seconds) and the deals come from the generator it is given.
+
+A driver is a discrete-event machine with a small interface::
+
+    driver = MatchDriver(rules, names, first_dealer, bots={1: bot, 3: bot}, rng=rng)
+    driver.start(now)                      # bots see the table; the first deal is scheduled
+    steps = driver.act(seat, action, now)  # a person's action (raises Rejected, changes nothing)
+    driver.mark_ready(seat, now)           # a person is ready for the next deal
+    driver.next_wake()                     # when something is due next (None: nothing)
+    steps = driver.wake(now)               # run what is due by ``now``: deals, timers, bot moves
+
+Each :class:`Step` is one accepted action or one batch of fired timers, with its unredacted
+events; :func:`kemps.views.events_for` gives each seat its share. At equal times a deal goes
+first, then the table's timers, then bots' moves (in the order they were planned).
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from kemps.actions import Action, Deal
+from kemps.bots.base import Bot, Plan
+from kemps.cards import shuffled_pack
+from kemps.errors import Rejected
+from kemps.events import Event, HandEnded
+from kemps.record import Recorder
+from kemps.rules import RuleSet
+from kemps.table import Table
+from kemps.views import events_for, view_for
+
+#: Seconds between hands while a person at the table has not said they are ready.
+HUDDLE_S: Final = 45.0
+#: Seconds between hands once every person is ready (or at a table of bots only).
+READY_HUDDLE_S: Final = 3.0
+#: A person's hands: one seat never acts twice within this many seconds (bots keep to it too).
+MIN_GAP_S: Final = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One thing that happened at the table: an accepted ``action`` by ``seat`` (``None``: the
+    table's, such as a deal) or, with ``action`` None, the table's timers firing; ``t`` is the
+    table time it was applied at; ``events`` are unredacted (redact with
+    :func:`kemps.views.events_for`)."""
+
+    t: float
+    seat: int | None
+    action: Action | None
+    events: list[Event]
+
+
+class MatchDriver:
+    """One match from the first deal to its end.
+
+    Attributes (read them): ``recorder`` (its ``table`` and ``record``), ``bots`` (seat -> bot),
+    ``people`` (seats played by people), ``ready`` (people ready for the next deal), ``deal_at``
+    (when the next deal is due, or None), ``actions`` and ``rejected`` (counts of accepted
+    actions, deals included, and of bot plans the table refused).
+    """
+
+    def __init__(self, rules: RuleSet, names: Sequence[str], first_dealer: int,
+                 bots: Mapping[int, Bot], rng: random.Random, *,
+                 people: Iterable[int] = (), huddle_s: float = HUDDLE_S,
+                 ready_huddle_s: float = READY_HUDDLE_S, min_gap_s: float = MIN_GAP_S,
+                 meta: dict[str, Any] | None = None) -> None:
+        """Args:
+            rules, names, first_dealer: the table (see :class:`kemps.table.Table`).
+            bots: the seats played by bots, each with its bot.
+            rng: where deals come from (pack orders and reshuffle seeds).
+            people: the seats played by people (their readiness shortens the huddle).
+            huddle_s / ready_huddle_s: seconds from a hand's end (or the start) to the next deal,
+                while some person is not ready / once all are.
+            min_gap_s: no seat's bot moves twice within this many seconds.
+            meta: free-form data kept in the match record.
+        """
+        self.recorder = Recorder(rules, list(names), first_dealer, meta=meta)
+        self.table: Table = self.recorder.table
+        self.rules = rules
+        self.bots = dict(bots)
+        self.people = frozenset(people)
+        self.ready: set[int] = set()
+        self.rng = rng
+        self.huddle_s = huddle_s
+        self.ready_huddle_s = ready_huddle_s
+        self.min_gap_s = min_gap_s
+        self.deal_at: float | None = None
+        self.actions = 0
+        self.rejected = 0
+        # plans: heap of (time, seq, seat, channel, generation, action); a plan is live while its
+        # generation is the newest for its (seat, channel).
+        self._queue: list[tuple[float, int, int, str, int, Action]] = []
+        self._generation: dict[tuple[int, str], int] = {}
+        self._seq = 0
+        self._last_move: dict[int, float] = {}
+
+    # == inputs ====================================================================================
+    def start(self, now: float) -> None:
+        """Show every bot the table and schedule the first deal after the huddle."""
+        for seat, bot in self.bots.items():
+            self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
+        self._schedule_deal(now)
+
+    def act(self, seat: int | None, action: Action, now: float) -> Step:
+        """Apply a person's (or the host's) action at ``now``.
+
+        Raises:
+            Rejected: the engine's rejection; nothing changed.
+        """
+        return self._apply(seat, action, now)
+
+    def mark_ready(self, seat: int, now: float) -> bool:
+        """A person is ready for the next deal; the deal comes sooner once all are. Returns
+        whether the deal time changed."""
+        self.ready.add(seat)
+        return self._schedule_deal(now)
+
+    def next_wake(self) -> float | None:
+        """When :meth:`wake` next has something to do (a deal, a timer, a bot's move), or None."""
+        t = self._queue[0][0] if self._queue else None
+        for other in (self.table.next_deadline(), self.deal_at):
+            if other is not None and (t is None or other < t):
+                t = other
+        return t
+
+    def wake(self, now: float) -> list[Step]:
+        """Run everything due at or before ``now``, each at its own time, in time order.
+
+        Returns the steps that happened (empty when a due plan was stale or refused).
+        """
+        steps: list[Step] = []
+        table = self.table
+        while table.phase != "over":
+            deadline = table.next_deadline()
+            t = self._queue[0][0] if self._queue else None
+            for other in (deadline, self.deal_at):
+                if other is not None and (t is None or other < t):
+                    t = other
+            if t is None or t > now:
+                break
+            if self.deal_at is not None and t == self.deal_at:
+                self.deal_at = None
+                self.ready.clear()
+                order = tuple(shuffled_pack(self.rules.deck_count, self.rng))
+                steps.append(self._apply(None, Deal(order, self.rng.randrange(2**31)), t))
+            elif deadline is not None and t == deadline:
+                events = self.recorder.advance(t)
+                step = Step(table.clock, None, None, events)
+                self._after(step)
+                steps.append(step)
+            else:
+                step_or_none = self._bot_move(t)
+                if step_or_none is not None:
+                    steps.append(step_or_none)
+        return steps
+
+    # == inside ====================================================================================
+    def _apply(self, seat: int | None, action: Action, now: float) -> Step:
+        events = self.recorder.apply(action, now)  # raises Rejected: nothing changed
+        self.actions += 1
+        step = Step(self.table.clock, seat, action, events)
+        self._after(step)
+        return step
+
+    def _after(self, step: Step) -> None:
+        events, now = step.events, step.t
+        pairs = self.rules.pairs
+        for seat, bot in self.bots.items():
+            seen = events_for(events, seat, pairs)
+            if seen:
+                self._schedule(seat, bot.on_events(seen, now), now)
+        if self.table.phase == "huddle" and self.deal_at is None and any(
+                isinstance(e, HandEnded) for e in events):
+            self._schedule_deal(now)
+
+    def _bot_move(self, t: float) -> Step | None:
+        _, _, seat, channel, gen, action = heapq.heappop(self._queue)
+        if self._generation.get((seat, channel)) != gen:
+            return None  # replaced by a newer plan
+        ready = self._last_move.get(seat, -self.min_gap_s) + self.min_gap_s
+        if t < ready:
+            self._seq += 1
+            heapq.heappush(self._queue, (ready, self._seq, seat, channel, gen, action))
+            return None
+        self._last_move[seat] = t
+        try:
+            return self._apply(seat, action, t)
+        except Rejected as err:
+            self.rejected += 1
+            self._schedule(seat, self.bots[seat].on_rejected(action, err, t), t)
+            return None
+
+    def _schedule(self, seat: int, plans: list[Plan], now: float) -> None:
+        for plan in plans:
+            key = (seat, plan.channel)
+            gen = self._generation.get(key, 0) + 1
+            self._generation[key] = gen
+            if plan.action is None:
+                continue  # a cancellation: the pending plan on this channel is now stale
+            self._seq += 1
+            heapq.heappush(self._queue, (now + plan.delay, self._seq, seat, plan.channel, gen,
+                                         plan.action))
+
+    def _schedule_deal(self, now: float) -> bool:
+        if self.table.phase != "huddle":
+            return False
+        wait = self.ready_huddle_s if self.people <= self.ready else self.huddle_s
+        at = now + wait
+        if self.deal_at is not None and self.deal_at <= at:
+            return False
+        self.deal_at = at
+        return True
