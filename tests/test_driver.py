@@ -85,7 +85,7 @@ def test_a_refused_plan_goes_back_to_its_bot_and_changes_nothing() -> None:
     assert ben.rejected == ["not_your_partner"] and cara.rejected == ["bad_action"]
     assert driver.rejected == 2 and driver.actions == 1  # the deal only
     # every bot was told the deal, each seeing its own hand only
-    dealt = [e for e in ben.seen if isinstance(e, HandDealt)][0]
+    dealt = next(e for e in ben.seen if isinstance(e, HandDealt))
     assert dealt.hands[1] and not dealt.hands[0] and not dealt.hands[2]
 
 
