@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-import kemps.sim
+import kemps.driver
 from kemps.actions import Action, AgreeSignals, Gesture, ProposeStall, Swap
 from kemps.bots.base import Bot, Plan
 from kemps.bots.levels import make_bot
@@ -121,7 +121,7 @@ def _run(level: str, rotate: bool, monkeypatch: pytest.MonkeyPatch, first: int =
                 out[((s - dealer - 1) % n) + k * n] = hands[donor][k]
         return out
 
-    monkeypatch.setattr(kemps.sim, "shuffled_pack", rotated)
+    monkeypatch.setattr(kemps.driver, "shuffled_pack", rotated)
     log: list[Any] = []
 
     def factory(seat: int, r: RuleSet, rng: random.Random) -> Bot:

@@ -97,3 +97,28 @@ def test_steps_carry_the_time_the_table_applied_them() -> None:
     driver.act(0, Gesture(0, "wink"), 5.0)
     late = driver.act(1, Gesture(1, "nod"), 4.0)
     assert late.t == 5.0 and driver.recorder.record.actions[-1][0] == 5.0
+
+
+def test_a_hand_with_no_call_for_stuck_s_nudges_the_bots() -> None:
+    """The stuck-hand guard: after ``stuck_s`` with no call judged, every bot with ``on_stuck`` is
+    asked to let something go (and again after each further ``stuck_s``); a call ends it."""
+
+    class Stubborn(Scripted):
+        def __init__(self, seat: int) -> None:
+            super().__init__(seat, [])
+            self.nudged: list[float] = []
+
+        def on_stuck(self, now: float) -> list[Plan]:
+            self.nudged.append(now)
+            if len(self.nudged) < 2:
+                return []
+            return [Plan(0.5, Call(self.seat, "kemps"), "call")]
+
+    bot = Stubborn(1)
+    rules = RULES.replace(idle_sweep_s=0.0)  # nothing moves by itself
+    driver = MatchDriver(rules, NAMES, 0, {1: bot}, random.Random(5), stuck_s=100.0)
+    driver.start(0.0)
+    run_until(driver, 205.0)
+    assert bot.nudged == [103.0, 203.0] and driver.nudges == 2
+    assert driver.table.phase == "huddle" and driver.table.scores == [0, 1]  # Ben's wrong call
+    assert driver.nudge_at is None and driver.deal_at == 206.5

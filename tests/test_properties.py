@@ -11,6 +11,7 @@ recorded match replays to the same events, also through its JSON form. Bot match
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any
@@ -319,6 +320,49 @@ def check_views(table: Table, stale_reveals: bool = False) -> None:
                 assert not leaked, (seat, other, leaked)
 
 
+def accepted(table: Table, action: Any) -> bool:
+    """Whether ``table`` accepts ``action`` now (tried on a copy)."""
+    try:
+        copy.deepcopy(table).apply(action, table.clock if table.clock > 0 else 0.0)
+    except Rejected:
+        return False
+    return True
+
+
+def check_legal(table: Table, seat: int) -> None:
+    """Every move the view lists is accepted, and every move accepted is listed (one card for
+    the card-choosing moves: any middle card for any hand card)."""
+    legal = table.legal(seat)
+    hand = list(table.hands[seat])
+    middle = [c for c in table.middle if c is not None]
+    swaps = [Swap(seat, (c,), (g,)) for c in middle[:1] for g in hand[:1]]
+    if swaps:
+        assert accepted(table, swaps[0]) == legal.swap, (table.state_text(), seat, legal)
+    elif legal.swap:
+        assert table.phase == "play"  # nothing in the middle to take just now
+    if middle:
+        assert accepted(table, Grab(seat, (middle[0],))) == legal.grab
+    if hand:
+        assert any(accepted(table, Discard(seat, (g,))) for g in hand) == legal.discard
+    assert accepted(table, ProposeStall(seat)) == legal.stall
+    assert accepted(table, Object(seat)) == legal.object
+    assert accepted(table, Go(seat)) == legal.go
+    assert accepted(table, Chat(seat, "hi")) == legal.chat
+    assert accepted(table, AgreeSignals(seat, ("nod",))) == legal.agree_signals
+    for name in PALETTE_NAMES:
+        assert accepted(table, Gesture(seat, name)) == (name not in legal.gestures_refused), name
+    assert accepted(table, Call(seat, "kemps")) == legal.kemps
+    assert accepted(table, Call(seat, "double_kemps")) == legal.double_kemps
+    pairs = table.pairs
+    for kind, listed in (("stop", legal.stop), ("double_stop", legal.double_stop)):
+        for target in range(table.n):
+            call = (Call(seat, kind, on_seat=target)  # type: ignore[arg-type]
+                    if table.rules.stop_target == "player" and kind == "stop"
+                    else Call(seat, kind, on_pair=target % pairs))  # type: ignore[arg-type]
+            key = (call.on_seat, target % pairs)
+            assert accepted(table, call) == (key in listed), (kind, key, listed)
+
+
 def check_events(table: Table, events: list[Event]) -> None:
     pairs, n = table.pairs, table.n
     for e in events:
@@ -348,6 +392,7 @@ class Driver:
     def __init__(self, rules: RuleSet, rng: random.Random, backwards: bool = False) -> None:
         self.rng = rng
         self.backwards = backwards  # sometimes stamp an action earlier than the last one
+        self.check_legal = False  # check the view's legal moves against the table (slower)
         self.stale_reveals = (not rules.wrong_call_ends_round
                               and rules.stock_exhausted == "reshuffle_swept")
         self.rec = Recorder(rules, first_dealer=rng.randrange(rules.players))
@@ -408,6 +453,8 @@ class Driver:
             last = e.t
         self.events += events
         table = self.table
+        if self.check_legal and self.rng.random() < 0.3:
+            check_legal(table, self.rng.randrange(table.n))
         check_cards(table)
         check_views(table, self.stale_reveals)
         check_events(table, events)
@@ -662,3 +709,14 @@ def test_actions_stamped_before_the_clock_are_recorded_at_the_clock(rules: RuleS
     assert times == sorted(times)
     loaded = MatchRecord.from_json(record.to_json())
     assert replay(loaded).events == driver.events
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(rules=custom_rules(), seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 120))
+def test_legal_moves_are_exactly_the_accepted_moves(rules: RuleSet, seed: int, steps: int) -> None:
+    """Random games of every preset with options changed on top: at random moments, every move a
+    seat's view lists as legal is accepted by the table, and every move it accepts was listed
+    (the page and the bots use the list instead of copies of the rules)."""
+    driver = Driver(rules, random.Random(seed))
+    driver.check_legal = True
+    driver.run(steps)

@@ -547,7 +547,8 @@ def test_the_host_acts_for_a_dealer_who_is_not_playing(server: Running) -> None:
             await c.send({"type": "ready"})
         view = await clients[1].until_phase("dealt")
         assert view["dealer"] is None
-        assert view["stop_targets"] == [{"on_seat": None, "on_pair": 0}]
+        assert view["legal"]["stop"] == [{"on_seat": None, "on_pair": 0}]
+        assert not view["legal"]["go"] and not view["legal"]["swap"]  # the dealer says Go
         await clients[1].send({"type": "action", "id": 1, "action": {"type": "go",
                                                                      "as_dealer": True}})
         refused = await clients[1].until(lambda m: m.get("id") == 1)

@@ -256,32 +256,27 @@ def test_seat_view_to_dict_is_json_serialisable(preset: str) -> None:
         assert data["revealed"] == {"0": HANDS[0].split()}
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
-@pytest.mark.parametrize("pairs", [2, 3, 4])
-def test_stop_targets_in_the_view_are_exactly_the_accepted_calls(preset: str, pairs: int) -> None:
-    """The view lists whom a Stop call may name (the page and bots use it, not a copy of the
-    rule): every listed target is accepted by the table, and every other target is refused."""
-    from kemps.scoring import stop_targets
+def test_the_view_carries_the_seats_legal_moves() -> None:
+    """A seat's view says what it may do now; a spectator's says nothing."""
+    table, _ = dealt("seed2-standard", dealer=1, start="on_go")
+    before = view_for(table, 0).legal
+    assert before is not None and not before.swap and not before.go and before.kemps
+    assert view_for(table, 1).legal.go  # the dealer
+    assert view_for(table, None).legal is None
+    table.apply(Go(1), now=11.0)
+    legal = view_for(table, 0).legal
+    assert legal.swap and not legal.grab and not legal.go and legal.stop == ((None, 1),)
+    assert "touch_ear" not in legal.gestures_refused and "cough" in legal.gestures_refused
+    data = view_for(table, 0).to_dict()["legal"]
+    assert data["stop"] == [{"on_seat": None, "on_pair": 1}] and data["swap"] is True
 
-    rules = PRESETS[preset].replace(pairs=pairs, double_calls=True)
-    if pairs == 4:
-        rules = rules.replace(stop_scope="opposite")
-    n = rules.players
-    for seat in range(n):
-        view = view_for(Table(rules), seat)
-        for kind, listed in (("stop", view.stop_targets), ("double_stop", view.double_stop_targets)):
-            by_player = rules.stop_target == "player" and kind == "stop"
-            candidates = ([(s, s % pairs) for s in range(n)] if by_player
-                          else [(None, p) for p in range(pairs)])
-            for on_seat, on_pair in candidates:
-                table = Table(rules)
-                order = stacked_order(rules, [""] * n, dealer=table.dealer)
-                table.apply(Deal(order, 1), now=0.0)
-                try:
-                    table.apply(Call(seat, kind, on_seat=on_seat,  # type: ignore[arg-type]
-                                     on_pair=None if by_player else on_pair), now=0.5)
-                    accepted = True
-                except Rejected:
-                    accepted = False
-                assert accepted == ((on_seat, on_pair) in listed), (seat, kind, on_seat, on_pair)
-            assert list(listed) == stop_targets(rules, seat, kind)
+
+def test_the_tables_state_list_covers_every_slot() -> None:
+    """Every slot of the table is either state a rejected action puts back, fixed at seating, or
+    named as untouched by rejections: a new field cannot be forgotten in the snapshot."""
+    from kemps import table as engine
+
+    named = set(engine._STATE) | set(engine._FIXED) | set(engine._UNTOUCHED_BY_REJECTION)
+    assert set(Table.__slots__) == named
+    assert len(named) == len(engine._STATE) + len(engine._FIXED) + len(
+        engine._UNTOUCHED_BY_REJECTION)

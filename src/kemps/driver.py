@@ -34,7 +34,7 @@ from kemps.actions import Action, Deal
 from kemps.bots.base import Bot, Plan
 from kemps.cards import shuffled_pack
 from kemps.errors import Rejected
-from kemps.events import Event, HandEnded
+from kemps.events import CallJudged, Event, HandDealt, HandEnded
 from kemps.record import Recorder
 from kemps.rules import RuleSet
 from kemps.table import Table
@@ -46,6 +46,8 @@ HUDDLE_S: Final = 45.0
 READY_HUDDLE_S: Final = 3.0
 #: A person's hands: one seat never acts twice within this many seconds (bots keep to it too).
 MIN_GAP_S: Final = 0.25
+#: A hand this long with no call judged is stuck: the bots are nudged to let a card go.
+STUCK_S: Final = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +69,15 @@ class MatchDriver:
     Attributes (read them): ``recorder`` (its ``table`` and ``record``), ``bots`` (seat -> bot),
     ``people`` (seats played by people), ``ready`` (people ready for the next deal), ``deal_at``
     (when the next deal is due, or None), ``actions`` and ``rejected`` (counts of accepted
-    actions, deals included, and of bot plans the table refused).
+    actions, deals included, and of bot plans the table refused), ``nudges`` (times the
+    stuck-hand guard nudged the bots).
     """
 
     def __init__(self, rules: RuleSet, names: Sequence[str], first_dealer: int,
                  bots: Mapping[int, Bot], rng: random.Random, *,
                  people: Iterable[int] = (), huddle_s: float = HUDDLE_S,
                  ready_huddle_s: float = READY_HUDDLE_S, min_gap_s: float = MIN_GAP_S,
-                 meta: dict[str, Any] | None = None) -> None:
+                 stuck_s: float = STUCK_S, meta: dict[str, Any] | None = None) -> None:
         """Args:
             rules, names, first_dealer: the table (see :class:`kemps.table.Table`).
             bots: the seats played by bots, each with its bot.
@@ -83,6 +86,11 @@ class MatchDriver:
             huddle_s / ready_huddle_s: seconds from a hand's end (or the start) to the next deal,
                 while some person is not ready / once all are.
             min_gap_s: no seat's bot moves twice within this many seconds.
+            stuck_s: the stuck-hand guard: when a hand goes this long with no call judged
+                (partners holding each other's cards at a table that reshuffles swept cards can
+                wait for each other for ever), every bot with an ``on_stuck(now) -> list[Plan]``
+                method is asked to let something go, again after each further ``stuck_s``. It
+                looks at nothing but the clock and the events, so it holds whatever the rules.
             meta: free-form data kept in the match record.
         """
         self.recorder = Recorder(rules, list(names), first_dealer, meta=meta)
@@ -98,6 +106,9 @@ class MatchDriver:
         self.deal_at: float | None = None
         self.actions = 0
         self.rejected = 0
+        self.stuck_s = stuck_s
+        self.nudge_at: float | None = None
+        self.nudges = 0
         # plans: heap of (time, seq, seat, channel, generation, action); a plan is live while its
         # generation is the newest for its (seat, channel).
         self._queue: list[tuple[float, int, int, str, int, Action]] = []
@@ -129,7 +140,7 @@ class MatchDriver:
     def next_wake(self) -> float | None:
         """When :meth:`wake` next has something to do (a deal, a timer, a bot's move), or None."""
         t = self._queue[0][0] if self._queue else None
-        for other in (self.table.next_deadline(), self.deal_at):
+        for other in (self.table.next_deadline(), self.deal_at, self.nudge_at):
             if other is not None and (t is None or other < t):
                 t = other
         return t
@@ -147,6 +158,10 @@ class MatchDriver:
             for other in (deadline, self.deal_at):
                 if other is not None and (t is None or other < t):
                     t = other
+            nudge = self.nudge_at
+            if nudge is not None and (t is None or nudge < t) and nudge <= now:
+                self._nudge(nudge)
+                continue
             if t is None or t > now:
                 break
             if self.deal_at is not None and t == self.deal_at:
@@ -180,9 +195,22 @@ class MatchDriver:
             seen = events_for(events, seat, pairs)
             if seen:
                 self._schedule(seat, bot.on_events(seen, now), now)
+        for e in events:
+            if isinstance(e, HandDealt | CallJudged):
+                self.nudge_at = now + self.stuck_s
+            elif isinstance(e, HandEnded):
+                self.nudge_at = None
         if self.table.phase == "huddle" and self.deal_at is None and any(
                 isinstance(e, HandEnded) for e in events):
             self._schedule_deal(now)
+
+    def _nudge(self, now: float) -> None:
+        self.nudge_at = now + self.stuck_s
+        self.nudges += 1
+        for seat, bot in self.bots.items():
+            on_stuck = getattr(bot, "on_stuck", None)
+            if on_stuck is not None:
+                self._schedule(seat, on_stuck(now), now)
 
     def _bot_move(self, t: float) -> Step | None:
         _, _, seat, channel, gen, action = heapq.heappop(self._queue)

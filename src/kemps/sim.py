@@ -37,7 +37,9 @@ class SimResult:
     """The outcome of one simulated match.
 
     ``finished`` is False when ``max_time_s`` of simulated time ran out first; ``time_s`` is the
-    simulated time used; ``rejected`` counts planned actions the table refused (lost races etc.).
+    simulated time used; ``rejected`` counts planned actions the table refused (lost races etc.);
+    ``nudges`` counts the times a stuck hand made the driver nudge the bots
+    (:class:`kemps.driver.MatchDriver`'s stuck-hand guard).
     """
 
     record: MatchRecord
@@ -47,6 +49,7 @@ class SimResult:
     time_s: float
     actions: int
     rejected: int
+    nudges: int = 0
 
 
 def default_names(n: int) -> tuple[str, ...]:
@@ -95,4 +98,4 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
             if on_events is not None:
                 on_events(step.events)
     return SimResult(driver.recorder.record, table, all_events, table.phase == "over", now,
-                     driver.actions, driver.rejected)
+                     driver.actions, driver.rejected, driver.nudges)

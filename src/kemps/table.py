@@ -23,8 +23,11 @@ The clock: an action stamped earlier than the table's clock is applied at the ta
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from kemps.actions import (
@@ -82,9 +85,81 @@ from kemps.scoring import (
     hands_limit_reached,
     rank_pairs,
     score_limit_reached,
+    stop_targets,
 )
 
 Phase = Literal["huddle", "dealt", "play", "over"]
+
+
+@dataclass(frozen=True, slots=True)
+class LegalMoves:
+    """What one seat may do now (:meth:`Table.legal`). ``stop`` and ``double_stop`` are the
+    ``(on_seat, on_pair)`` targets a Stop (double Stop) call may name; ``gestures_refused`` the
+    palette names it may not make now (heard ones at a silent table, its own pair's signal where
+    fakes are banned and it holds no four of a kind): every other palette gesture is allowed.
+    (Listed as refusals so that a view names no gesture beyond what the seat already knows.)"""
+
+    swap: bool = False
+    grab: bool = False
+    discard: bool = False
+    stall: bool = False
+    object: bool = False
+    go: bool = False
+    chat: bool = False
+    agree_signals: bool = False
+    gestures_refused: tuple[str, ...] = ()
+    kemps: bool = False
+    double_kemps: bool = False
+    stop: tuple[tuple[int | None, int], ...] = ()
+    double_stop: tuple[tuple[int | None, int], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form; targets as ``{"on_seat", "on_pair"}`` objects."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("stop", "double_stop"):
+                v = [{"on_seat": a, "on_pair": b} for a, b in v]
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[f.name] = v
+        return out
+
+
+_OVER: Final = LegalMoves(gestures_refused=tuple(PALETTE))
+
+#: Every slot of :class:`Table` that an action or a timer can change, in one place: a rejected
+#: action puts exactly these back (the reshuffle generator's state is kept beside them). The
+#: other slots are fixed at seating (tests check the two lists cover every slot).
+_STATE: Final = ("phase", "hand_no", "dealer", "hands", "middle", "stock", "swept", "scores",
+                 "decided_hands", "revealed", "ranks", "_opens_at", "_stall_deadline",
+                 "_objectors", "_objected", "_agreed", "_idle_from", "_holding")
+_FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack")
+# Not put back on a rejection, on purpose: ``signals`` (changed only by an agreement, which
+# fires no timer and cannot fail after its checks), ``version`` and ``_clock`` (moved only on
+# success), ``_rng`` (its state is in the snapshot) and ``_seed`` (set only by a deal).
+_UNTOUCHED_BY_REJECTION: Final = ("signals", "version", "_clock", "_rng", "_seed")
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a state value deep enough that changing the table leaves it alone (cards are
+    immutable, so lists, dicts, sets and tuples of them are copied, not the cards)."""
+    kind = value.__class__
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if kind is set:
+        return set(value)
+    if kind is tuple:
+        return tuple(_copied(v) for v in value)
+    return value
+
+
+@functools.lru_cache(maxsize=1024)
+def _stop_targets(rules: RuleSet, seat: int, kind: str) -> tuple[tuple[int | None, int], ...]:
+    # Whom a Stop call may name depends on the rules and the seat only: worked out once.
+    return tuple(stop_targets(rules, seat, kind))
 MAX_CHAT: Final = 200
 MAX_NAME: Final = 40
 _PACKS: Final = {d: frozenset(new_pack(d)) for d in (1, 2)}
@@ -200,6 +275,42 @@ class Table:
         """True when ``seat`` holds two cards of one rank (S4's double counter kemps)."""
         ranks = [c.rank for c in self.hands[seat]]
         return len(set(ranks)) < len(ranks)
+
+    def legal(self, seat: int) -> LegalMoves:
+        """What ``seat`` may do now, by the very checks the actions' handlers make (so every
+        move listed is accepted and every move accepted is listed; cards aside: a listed swap
+        takes any middle card for any hand card, a listed grab any middle card, a listed discard
+        any hand card but the ones just picked up).
+
+        Raises:
+            Rejected: ``no_such_seat`` for a seat not at this table.
+        """
+        if seat.__class__ is not int or not 0 <= seat < self.n:
+            raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
+
+        def ok(check: Callable[..., object], *args: object) -> bool:
+            try:
+                check(*args)
+            except Rejected:
+                return False
+            return True
+
+        if self.phase == "over":
+            return _OVER
+        r = self.rules
+        in_hand = self.phase in ("dealt", "play")
+        calls = in_hand
+        return LegalMoves(
+            swap=ok(self._may_swap, seat), grab=ok(self._may_grab, seat),
+            discard=ok(self._may_discard, seat), stall=ok(self._may_stall, seat),
+            object=ok(self._may_object, seat), go=ok(self._may_go, seat),
+            chat=r.table_chat, agree_signals=self.phase == "huddle",
+            gestures_refused=tuple(name for name in PALETTE
+                                   if not ok(self._may_gesture, seat, name)),
+            kemps=calls, double_kemps=calls and r.double_calls,
+            stop=_stop_targets(r, seat, "stop") if calls else (),
+            double_stop=_stop_targets(r, seat, "double_stop") if calls and r.double_calls
+            else ())
 
     # == driving ===================================================================================
     def apply(self, action: Action, now: float) -> list[Event]:
@@ -361,18 +472,13 @@ class Table:
         return events
 
     def _snapshot(self) -> tuple[Any, ...]:
-        return (self.phase, [h[:] for h in self.hands], self.middle[:], self.stock[:],
-                self.swept[:], self.scores[:], self.decided_hands, dict(self.revealed),
-                self.ranks, None if self._rng is None else self._rng.getstate(), self._opens_at,
-                self._stall_deadline, dict(self._objectors), set(self._objected), set(self._agreed),
-                self._idle_from,
-                {k: (d, c[:]) for k, (d, c) in self._holding.items()}, self.hand_no, self.dealer)
+        rng = None if self._rng is None else self._rng.getstate()
+        return (rng, *(_copied(getattr(self, name)) for name in _STATE))
 
-    def _restore(self, s: tuple[Any, ...]) -> None:
-        (self.phase, self.hands, self.middle, self.stock, self.swept, self.scores,
-         self.decided_hands, self.revealed, self.ranks, rng_state, self._opens_at,
-         self._stall_deadline, self._objectors, self._objected, self._agreed, self._idle_from,
-         self._holding, self.hand_no, self.dealer) = s
+    def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        rng_state, *values = snapshot
+        for name, value in zip(_STATE, values):
+            setattr(self, name, value)
         if rng_state is None:
             self._rng = None
         elif self._rng is not None:
@@ -487,24 +593,30 @@ class Table:
         self._idle_from = t
         return [PlayOpened(t, tuple(self.middle))]
 
-    def _go(self, action: Go, now: float) -> list[Event]:
+    def _may_go(self, seat: int | None) -> None:
         if self.rules.start != "on_go":
             raise Rejected("bad_action", "At this table play does not wait for a Go.")
         if self.phase != "dealt":
             raise Rejected("hand_over" if self.phase == "huddle" else "bad_action",
                            "There is no dealt hand waiting for a Go.")
-        if action.seat != self.dealer:
+        if seat != self.dealer:
             raise Rejected("not_dealer", "Only the dealer says Go." if self.dealer is not None
                            else "The dealer who is not playing says Go, not a player.")
+
+    def _go(self, action: Go, now: float) -> list[Event]:
+        self._may_go(action.seat)
         return self._open_play(now)
 
     # == swapping ==================================================================================
-    def _swap(self, action: Swap, now: float) -> list[Event]:
-        seat, take, give = action.seat, action.take, action.give
+    def _may_swap(self, seat: int) -> None:
         if self.phase != "play":
             self._require_play("swap")
         if seat in self._holding:
             raise Rejected("holding_five", "Discard the card you are holding first.")
+
+    def _swap(self, action: Swap, now: float) -> list[Event]:
+        seat, take, give = action.seat, action.take, action.give
+        self._may_swap(seat)
         hand, middle = self.hands[seat], self.middle
         if (take.__class__ is tuple and give.__class__ is tuple and len(take) == 1
                 and len(give) == 1):
@@ -540,17 +652,19 @@ class Table:
             events += self._touch(seat, now)
         return events
 
-    def _grab(self, action: Grab, now: float) -> list[Event]:
-        seat, take = action.seat, action.take
+    def _may_grab(self, seat: int) -> None:
         if self.rules.hold_limit_s <= 0:
             raise Rejected("bad_action", "At this table you swap in one move; there is no "
                            "picking up first.")
         self._require_play("pick up a card")
+        if seat in self._holding and not self.rules.multi_swap:
+            raise Rejected("holding_five", "You already hold five cards; discard one first.")
+
+    def _grab(self, action: Grab, now: float) -> list[Event]:
+        seat, take = action.seat, action.take
+        self._may_grab(seat)
         self._check_count(take, "pick up")
         held = self._holding.get(seat)
-        already = len(held[1]) if held else 0
-        if already and not self.rules.multi_swap:
-            raise Rejected("holding_five", "You already hold five cards; discard one first.")
         slots = self._cards_in_middle(take)
         for i in slots:
             self.middle[i] = None
@@ -560,18 +674,21 @@ class Table:
         events: list[Event] = [Grabbed(now, seat, take, tuple(slots), deadline)]
         return events + self._touch(seat, now)
 
-    def _discard(self, action: Discard, now: float) -> list[Event]:
-        seat, give = action.seat, action.give
+    def _may_discard(self, seat: int) -> None:
         if self.rules.hold_limit_s <= 0:
             raise Rejected("bad_action", "At this table you swap in one move; use a swap.")
         self._require_play("discard")
+        if seat not in self._holding:
+            raise Rejected("not_holding", "You hold four cards; pick one up before discarding.")
+
+    def _discard(self, action: Discard, now: float) -> list[Event]:
+        seat, give = action.seat, action.give
+        self._may_discard(seat)
         if not isinstance(give, tuple) or not give or not all(isinstance(c, Card) for c in give):
             raise Rejected("bad_action", "Name at least one card to discard.")
         if len(set(give)) != len(give):
             raise Rejected("bad_action", "Name each card once.")
-        held = self._holding.get(seat)
-        if held is None:
-            raise Rejected("not_holding", "You hold four cards; pick one up before discarding.")
+        held = self._holding[seat]
         if len(give) > len(held[1]):
             raise Rejected("uneven_swap", "Discard only as many cards as you picked up.")
         self._check_hand(seat, give)
@@ -611,6 +728,21 @@ class Table:
     # == stalls and sweeps =========================================================================
     def _propose_stall(self, action: ProposeStall, now: float) -> list[Event]:
         seat = action.seat
+        self._may_stall(seat)
+        sweep = self.rules.sweep
+        if sweep == "dealer_only" or seat is None:
+            # The dealer sweeps at once; a dealer who is not playing (the host acting for it)
+            # sweeps now too (S2 rules row 7).
+            return self._sweep(now)
+        if sweep == "all_agree":
+            self._agreed.add(seat)
+            events: list[Event] = [StallProposed(now, seat, None, False, len(self._agreed))]
+            if len(self._agreed) == self.n:
+                events += self._sweep(now)
+            return events
+        return self._start_stall(seat, now, auto=False)
+
+    def _may_stall(self, seat: int | None) -> None:
         self._require_play("say the middle has stalled")
         sweep = self.rules.sweep
         if seat is None and self.dealer is not None:
@@ -619,24 +751,18 @@ class Table:
         if sweep == "dealer_only":
             if seat != self.dealer:
                 raise Rejected("not_dealer", "At this table only the dealer sweeps the middle.")
-            return self._sweep(now)
+            return
         if seat is None:
-            # The dealer who is not playing (the host acting for it) sweeps now (S2 rules row 7).
-            return self._sweep(now)
+            return
         if sweep == "all_agree":
             if seat in self._agreed:
                 raise Rejected("already_agreed", "You have already agreed to a fresh middle.")
-            self._agreed.add(seat)
-            events: list[Event] = [StallProposed(now, seat, None, False, len(self._agreed))]
-            if len(self._agreed) == self.n:
-                events += self._sweep(now)
-            return events
+            return
         if self._objectors:
             raise Rejected("objection_pending", "Someone objected; the countdown waits until they "
                            "have taken a card, or their objection lapses.")
         if self._stall_deadline is not None:
             raise Rejected("stall_pending", "A stall has already been called; the countdown is on.")
-        return self._start_stall(seat, now, auto=False)
 
     def _start_stall(self, seat: int | None, t: float, auto: bool) -> list[Event]:
         self._stall_deadline = t + self.rules.sweep_countdown_s
@@ -644,6 +770,12 @@ class Table:
 
     def _object(self, action: Object, now: float) -> list[Event]:
         seat = action.seat
+        self._may_object(seat)
+        self._objectors[seat] = now + self.rules.objection_s
+        self._objected.add(seat)
+        return [Objected(now, seat)]
+
+    def _may_object(self, seat: int) -> None:
         self._require_play("object")
         if self.rules.sweep != "any_player_unless_objection" or self._stall_deadline is None:
             raise Rejected("no_stall", "There is no stall countdown to object to.")
@@ -653,9 +785,6 @@ class Table:
             # One objection a seat a stall, each lapsing: no player holds the middle for ever.
             raise Rejected("already_objected", "You have objected to this stall once already; "
                            "the countdown goes on.")
-        self._objectors[seat] = now + self.rules.objection_s
-        self._objected.add(seat)
-        return [Objected(now, seat)]
 
     def _lapse_objections(self, seats: list[int], t: float) -> list[Event]:
         """Objections that reach ``objection_s`` lapse (RULES-NOTES "Objections": an objection
@@ -707,6 +836,11 @@ class Table:
     # == gestures, chat, signals ===================================================================
     def _gesture(self, action: Gesture, now: float) -> list[Event]:
         seat, name = action.seat, action.gesture
+        heard = self._may_gesture(seat, name)
+        return [Gestured(now, seat, name, heard)]
+
+    def _may_gesture(self, seat: int, name: object) -> bool:
+        """Check a gesture; True when it is a heard one."""
         g = PALETTE.get(name) if isinstance(name, str) else None
         if g is None:
             raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
@@ -721,20 +855,26 @@ class Table:
             # of a kind when no hand is in play).
             raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
                            "pair's signal and you do not hold four of a kind.")
-        return [Gestured(now, seat, name, heard)]
+        return heard
 
-    def _chat(self, action: Chat, now: float) -> list[Event]:
+    def _may_chat(self) -> None:
         if not self.rules.table_chat:
             raise Rejected("chat_forbidden", "No talking at this table.")
+
+    def _chat(self, action: Chat, now: float) -> list[Event]:
+        self._may_chat()
         text = action.text.strip() if isinstance(action.text, str) else ""
         if not text or len(text) > MAX_CHAT:
             raise Rejected("bad_action", f"Say 1 to {MAX_CHAT} characters.")
         return [Chatted(now, action.seat, text)]
 
-    def _agree_signals(self, action: AgreeSignals, now: float) -> list[Event]:
-        seat, signals = action.seat, action.signals
+    def _may_agree(self) -> None:
         if self.phase != "huddle":
             raise Rejected("no_huddle", "Signals are agreed between hands, not during one.")
+
+    def _agree_signals(self, action: AgreeSignals, now: float) -> list[Event]:
+        seat, signals = action.seat, action.signals
+        self._may_agree()
         if (not isinstance(signals, tuple) or not 1 <= len(signals) <= MAX_SIGNALS
                 or len(set(signals)) != len(signals)):
             raise Rejected("bad_action", f"Agree 1 to {MAX_SIGNALS} different gestures.")
@@ -753,8 +893,7 @@ class Table:
     def _call(self, action: Call, now: float) -> list[Event]:
         seat, kind = action.seat, action.kind
         r = self.rules
-        if self.phase not in ("dealt", "play"):
-            raise Rejected("hand_over", "The hand is already over.")
+        self._may_call()
         # Whom the call is on, and whether it is allowed: the shared rules (kemps.scoring).
         on_seat, on_pair = call_target(r, seat, kind, action.on_seat, action.on_pair)
         checked: tuple[int, ...]
@@ -789,6 +928,10 @@ class Table:
         if ends:
             events += self._end_hand(now, "call", decided=True)
         return events
+
+    def _may_call(self) -> None:
+        if self.phase not in ("dealt", "play"):
+            raise Rejected("hand_over", "The hand is already over.")
 
     def _reveal(self, t: float, checked: tuple[int, ...], fours: tuple[int, ...], right: bool,
                 ends: bool, pair_claim: bool = False) -> list[Event]:

@@ -11,15 +11,12 @@ what every player may see and no hand at all.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 from typing import Any
 
 from kemps.cards import Card
 from kemps.events import Event, HandDealt, SignalsAgreed, event_to_dict
-from kemps.rules import RuleSet
-from kemps.scoring import stop_targets
-from kemps.table import Table
+from kemps.table import LegalMoves, Table
 
 
 def letters_text(word: str, count: int) -> str:
@@ -34,10 +31,10 @@ class SeatView:
     Shapes: ``hand`` is the viewer's cards (empty for spectators); ``middle`` has 4 entries, ``None``
     for an empty or face-down slot; ``hand_counts[s]`` is how many cards seat ``s`` holds;
     ``scores[p]`` letters or points of pair ``p``; ``spelled[p]`` e.g. ``"K-E"``; ``revealed`` maps a
-    seat to the cards it has shown this hand; times are table seconds. ``stop_targets`` and
-    ``double_stop_targets`` are the ``(on_seat, on_pair)`` a Stop (double Stop) call by this seat
-    may name, from the engine's own check (:func:`kemps.scoring.call_target`); empty for a
-    spectator or a call the table does not play.
+    seat to the cards it has shown this hand; times are table seconds. ``legal`` is what this seat
+    may do now (:meth:`kemps.table.Table.legal`: swaps, grab/discard, stall/object, Go, chat,
+    signals, the gestures it may make, and each call with the targets it may name), from the
+    engine's own checks; None for a spectator.
     """
 
     version: int
@@ -69,8 +66,7 @@ class SeatView:
     agreed: tuple[int, ...]
     opens_at: float | None
     ranks: tuple[int, ...] | None
-    stop_targets: tuple[tuple[int | None, int], ...] = ()
-    double_stop_targets: tuple[tuple[int | None, int], ...] = ()
+    legal: LegalMoves | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``."""
@@ -81,8 +77,8 @@ class SeatView:
                 v = [None if c is None else c.text for c in v]
             elif f.name == "revealed":
                 v = {str(s): [c.text for c in cards] for s, cards in v.items()}
-            elif f.name in ("stop_targets", "double_stop_targets"):
-                v = [{"on_seat": on_seat, "on_pair": on_pair} for on_seat, on_pair in v]
+            elif f.name == "legal":
+                v = None if v is None else v.to_dict()
             elif isinstance(v, tuple):
                 v = list(v)
             out[f.name] = v
@@ -122,14 +118,7 @@ def view_for(table: Table, seat: int | None) -> SeatView:
         revealed=dict(table.revealed),
         stall_deadline=table.stall_deadline, objectors=tuple(sorted(table.objectors)),
         agreed=tuple(sorted(table.agreed)), opens_at=table.opens_at, ranks=table.ranks,
-        stop_targets=() if seat is None else _stop_targets(r, seat, "stop"),
-        double_stop_targets=() if seat is None or not r.double_calls
-        else _stop_targets(r, seat, "double_stop"))
-
-
-@functools.lru_cache(maxsize=1024)
-def _stop_targets(rules: RuleSet, seat: int, kind: str) -> tuple[tuple[int | None, int], ...]:
-    return tuple(stop_targets(rules, seat, kind))
+        legal=None if seat is None else table.legal(seat))
 
 
 def spectator_view(table: Table) -> SeatView:

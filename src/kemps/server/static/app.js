@@ -890,7 +890,8 @@ function renderActions() {
 // Whom a Stop call can be on: the view lists it, from the engine's own rule (kemps.scoring).
 function stopTargets(kind) {
   const v = S.view;
-  const listed = kind === "stop" ? v.stop_targets : v.double_stop_targets;
+  const legal = v.legal || {};
+  const listed = kind === "stop" ? legal.stop : legal.double_stop;
   return (listed || []).map((t) => (t.on_seat !== null
     ? { label: v.names[t.on_seat], action: { on_seat: t.on_seat } }
     : { label: `${pairName(t.on_pair)}: ${pairMembers(t.on_pair)}`, action: { on_pair: t.on_pair } }));
