@@ -35,15 +35,20 @@ class Card:
         suit: one of ``SUITS``.
         deck: 1 or 2 (which copy, with two decks).
         index: 0..103, unique per card; the order of a new, unshuffled pack.
+        order: the sort key for showing cards by rank (``sorted(cards, key=card_order)``).
+
+    Cards compare by identity only (they are interned): no ordering methods, because a Python
+    ``__lt__`` would route every ``==`` (``card in hand``) through a slow Python-level slot.
     """
 
-    __slots__ = ("rank", "suit", "deck", "index", "text")
+    __slots__ = ("rank", "suit", "deck", "index", "text", "order")
 
     rank: str
     suit: str
     deck: int
     index: int
     text: str
+    order: tuple[int, str, int]
 
     def __init__(self, rank: str, suit: str, deck: int) -> None:
         self.rank = rank
@@ -51,16 +56,13 @@ class Card:
         self.deck = deck
         self.index = (deck - 1) * 52 + SUITS.index(suit) * 13 + RANKS.index(rank)
         self.text = f"{rank}{suit}" if deck == 1 else f"{rank}{suit}.{deck}"
+        self.order = (RANKS.index(rank), suit, deck)
 
     def __repr__(self) -> str:
         return f"Card({self.text!r})"
 
     def __str__(self) -> str:
         return self.text
-
-    def __lt__(self, other: Card) -> bool:
-        return (RANKS.index(self.rank), self.suit, self.deck) < (
-            RANKS.index(other.rank), other.suit, other.deck)
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         # Keep interning across pickle/deepcopy.
@@ -76,6 +78,11 @@ _ALL: Final[tuple[Card, ...]] = tuple(
     Card(r, s, d) for d in range(1, MAX_DECKS + 1) for s in SUITS for r in RANKS)
 _BY_TEXT: Final[dict[str, Card]] = {c.text: c for c in _ALL}
 _BY_TEXT.update({f"{c.rank}{c.suit}.1": c for c in _ALL if c.deck == 1})
+
+
+def card_order(c: Card) -> tuple[int, str, int]:
+    """Sort key: by rank (2 low, ace high), then suit, then deck copy."""
+    return c.order
 
 
 def card(rank: str, suit: str, deck: int = 1) -> Card:
