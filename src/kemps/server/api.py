@@ -99,6 +99,8 @@ def _where(loc: tuple[Any, ...] | list[Any]) -> str:
         if part in ("body", "query", "path", "header") and not parts:
             continue
         text = str(part)
+        if isinstance(part, str) and ("[" in text or "(" in text or text[:1].isupper()):
+            continue  # which member of a union or model pydantic tried: not a field
         try:
             check_text(text, max_chars=40)
         except TextError:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from kemps.rules import RuleSet, find_preset, preset_names
 from kemps.scorekeeper.match import MAX_NAME as MAX_PLAYER_NAME
 from kemps.scorekeeper.match import MAX_NOTE, SHEET_CALLS
-from kemps.text import CleanText
+from kemps.text import TEXT_PATTERN, CleanText
 from kemps.tournament.desk import MAX_NAME as MAX_TEAM_NAME
 from kemps.tournament.desk import MAX_TEAMS
 
@@ -35,6 +35,16 @@ Preset = Annotated[str, WithJsonSchema({"type": "string", "enum": PRESET_NAMES,
                                         "description": "a preset or alias (GET /api/presets)",
                                         "examples": ["pagat", "kent"]})]
 Seconds = Annotated[float, Field(ge=0, le=600)]
+
+
+def _whole(value: Any) -> Any:
+    """JSON's ``3.0`` is the whole number 3 (as JSON Schema's ``integer`` counts it)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+WHOLE = BeforeValidator(_whole)  # after int's own checks are set up: strict, no "3", no true
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
 
@@ -46,7 +56,7 @@ class RuleOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"double_calls": True, "word": "KENT", "call_word": "Kent"}]})
     name: Word | None = Field(default=None, description="ignored: follows from the preset")
-    pairs: Annotated[int, Field(ge=2, le=6)] | None = None
+    pairs: Annotated[int, Field(ge=2, le=6), WHOLE] | None = None
     decks: Literal["auto", 1, 2] | None = None
     heard_signals: bool | None = None
     table_chat: bool | None = None
@@ -67,12 +77,12 @@ class RuleOptions(BaseModel):
     right_kemps_letters: Literal["every_other_pair", "one_pair"] | None = None
     wrong_call_ends_round: bool | None = None
     double_calls: bool | None = None
-    double_right: Annotated[int, Field(ge=1, le=5)] | None = None
-    double_wrong: Annotated[int, Field(ge=1, le=5)] | None = None
+    double_right: Annotated[int, Field(ge=1, le=5), WHOLE] | None = None
+    double_wrong: Annotated[int, Field(ge=1, le=5), WHOLE] | None = None
     scoring: Literal["letters", "points"] | None = None
     word: Annotated[str, Field(pattern=r"^[A-Z]{2,12}$")] | None = None
-    target: Annotated[int, Field(ge=0, le=12)] | None = None
-    hands: Annotated[int, Field(ge=0, le=999)] | None = None
+    target: Annotated[int, Field(ge=0, le=12), WHOLE] | None = None
+    hands: Annotated[int, Field(ge=0, le=999), WHOLE] | None = None
     call_word: Word | None = None
     stop_word: Word | None = None
 
@@ -87,7 +97,7 @@ class RulesBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"preset": "kent", "pairs": 2, "options": {"double_calls": True}}]})
     preset: Preset = "pagat"
-    pairs: Annotated[int, Field(ge=2, le=6)] | None = None
+    pairs: Annotated[int, Field(ge=2, le=6), WHOLE] | None = None
     options: RuleOptions = Field(default_factory=RuleOptions)
 
     def rule_set(self) -> RuleSet:
@@ -117,7 +127,7 @@ class SeatBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"seat": 2, "name": "Cara"}]})
-    seat: Annotated[int, Field(ge=0, le=11)]
+    seat: Annotated[int, Field(ge=0, le=11), WHOLE]
     name: Name
 
 
@@ -127,14 +137,14 @@ class BotBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"seat": 1, "level": "simple"}, {"fill": True, "level": "club"}]})
-    seat: Annotated[int, Field(ge=0, le=11)] | None = None
+    seat: Annotated[int, Field(ge=0, le=11), WHOLE] | None = None
     level: Annotated[str, CleanText(20, 1, "bot level", ("simple",))] = "simple"
     fill: bool = False
 
 
 # -- the desk ---------------------------------------------------------------------------------------
 TwoPlayers = Annotated[list[PlayerName], Field(min_length=2, max_length=2)]
-PairRef = PlayerName | Annotated[int, Field(ge=0, le=5)]
+PairRef = PlayerName | Annotated[int, Field(ge=0, le=5), WHOLE]
 
 
 class NamedPair(BaseModel):
@@ -216,7 +226,7 @@ class SettingsBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"letters": 3, "fake_signals": "banned"}]})
-    letters: Annotated[int, Field(ge=1, le=5)] | None = None
+    letters: Annotated[int, Field(ge=1, le=5), WHOLE] | None = None
     fake_signals: Literal["allowed", "banned"] | None = None
     go_start: bool | None = None
     one_card: bool | None = None
@@ -237,11 +247,17 @@ class TournamentBody(SettingsBody):
         "tables": 1, "letters": 3, "seed": 42}]})
     name: Annotated[str, CleanText(MAX_EVENT_NAME, 0, "event's name")] | None = None
     teams: Annotated[list[TeamText | TeamBody], Field(min_length=2, max_length=MAX_TEAMS)]
-    tables: Annotated[int, Field(ge=1, le=MAX_TEAMS)] | None = None
-    seed: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
+    tables: Annotated[int, Field(ge=1, le=MAX_TEAMS), WHOLE] | None = None
+    seed: Annotated[int, Field(ge=0, le=2**31 - 1), WHOLE] | None = None
 
 
-Letters = Annotated[int, Field(ge=0, le=12)]
+_LETTERS_BY_TEAM = {"type": "object", "minProperties": 2, "maxProperties": 2,
+                    "propertyNames": {"type": "string", "minLength": 1,
+                                      "maxLength": 2 * MAX_PLAYER_NAME + MAX_TEAM_NAME + 8,
+                                      "pattern": TEXT_PATTERN},
+                    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 12},
+                    "description": "letters by team (its name or one of its players)"}
+Letters = Annotated[int, Field(ge=0, le=12), WHOLE]
 
 
 class LettersResult(BaseModel):
@@ -252,7 +268,8 @@ class LettersResult(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [
         {"letters": [3, 1]}, {"letters": {"Sharks": 2, "Alice & Cara": 3}, "replace": True}]})
     letters: (Annotated[list[Letters], Field(min_length=2, max_length=2)]
-              | Annotated[dict[TeamText, Letters], Field(min_length=2, max_length=2)])
+              | Annotated[dict[TeamText, Letters], Field(min_length=2, max_length=2),
+                          WithJsonSchema(_LETTERS_BY_TEAM)])
     loser: TeamText | Literal[0, 1] | None = None
     replace: bool = False
 
@@ -263,7 +280,7 @@ class SheetResult(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"sheet": 7}]})
-    sheet: Annotated[int, Field(ge=1, le=2**62)]
+    sheet: Annotated[int, Field(ge=1, le=2**31 - 1), WHOLE]
     replace: bool = False
 
 

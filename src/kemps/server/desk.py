@@ -510,8 +510,8 @@ async def record_result(tournament_id: TournamentId, match_id: MatchId, body: Re
     if isinstance(body, SheetResult):
         sheet_id = body.sheet
         srow = await db.get_sheet(desk.storage, sheet_id)
-        if srow is None:
-            raise _no_sheet(sheet_id)
+        if srow is None:  # the address exists; the body names a sheet that does not
+            raise ServerError("no_such_sheet", f"There is no scoresheet {sheet_id}.", 400)
         sheet_match = from_sheet(srow["sheet"])
         row, _ = await _change_tournament(
             desk, tournament_id, lambda t: t.record_match(match_id, sheet_match, replace=replace))
