@@ -110,27 +110,28 @@ def _where(loc: tuple[Any, ...] | list[Any]) -> str:
 
 
 def _validation_message(err: RequestValidationError) -> tuple[str, str]:
-    first = err.errors()[0] if err.errors() else {}
+    found = list(err.errors())
+    for each in found:  # unclean text is named as such, also inside a union's other tries
+        cause = (each.get("ctx") or {}).get("error")
+        if isinstance(cause, KempsError):
+            return cause.code, cause.message
+    first = found[0] if found else {}
     where = _where(first.get("loc", ()))
-    cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, KempsError):
-        return cause.code, cause.message
     if first.get("type") == "json_invalid":
         return "bad_json", "The body is not valid JSON."
     msg = str(first.get("msg", "not valid"))
     return "bad_request", f"Field {where}: {msg}."
 
 
+_METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
 def allowed_methods(app: FastAPI, scope: dict[str, Any]) -> list[str]:
     """Every method some route of ``app`` answers at the path of ``scope``."""
-    methods: set[str] = set()
-    for route in app.router.routes:
-        match, _ = route.matches({**scope, "type": "http"})
-        if match != Match.NONE:
-            methods.update(getattr(route, "methods", None) or ())
-    if "GET" in methods:
-        methods.add("HEAD")
-    return sorted(methods)
+    methods = [m for m in _METHODS
+               if any(route.matches({**scope, "type": "http", "method": m})[0] == Match.FULL
+                      for route in app.router.routes)]
+    return methods
 
 
 def install_error_handlers(app: FastAPI) -> None:
