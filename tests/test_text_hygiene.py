@@ -284,3 +284,40 @@ def test_a_stored_lone_surrogate_is_sent_escaped_not_a_500(tmp_path: Path) -> No
     body = SafeJSONResponse({"name": "Al\ud800ce", "ok": "é"}).body
     assert json.loads(body.decode("utf-8")) == {"name": "Al\ud800ce", "ok": "é"}
     assert SafeJSONResponse({"ok": "é"}).body == '{"ok":"é"}'.encode()
+
+
+def test_kemps_serve_reads_no_frame_over_its_bound(tmp_path: Path) -> None:
+    """The real command: a frame a little over the limit is answered ``too_large`` and the
+    connection lives; one over 64 KiB is not read at all (closed with 1009, the server lives)."""
+    from kemps.server.protocol import MAX_FRAME_BYTES
+    from serving import server_process
+
+    async def answer(ws: Any) -> dict[str, Any]:
+        while True:  # skip the room broadcasts (a spectator came or went)
+            m: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if m["type"] != "room":
+                return m
+
+    async def talk(url: str) -> tuple[dict[str, Any], dict[str, Any], int | None]:
+        async with websockets.connect(url, max_size=2**22) as ws:
+            json.loads(await ws.recv())
+            await ws.send(json.dumps({"type": "ping", "pad": "x" * (MAX_MESSAGE_BYTES + 10)}))
+            over = await answer(ws)
+            await ws.send(json.dumps({"type": "ping", "id": 1}))
+            pong = await answer(ws)
+        async with websockets.connect(url, max_size=2**22) as ws:
+            json.loads(await ws.recv())
+            await ws.send("x" * (MAX_FRAME_BYTES + 1))
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                while True:  # room broadcasts may come first; the frame itself is never answered
+                    m = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                    assert m["type"] == "room", m
+        return over, pong, closed.value.rcvd.code if closed.value.rcvd else None
+
+    with server_process(sqlite_url(tmp_path)) as srv:
+        code = httpx.post(srv.url + "/api/rooms", json={"name": "Alice"}).json()["code"]
+        over, pong, closed = asyncio.run(talk(f"{srv.ws}/ws/{code}"))
+        assert httpx.get(f"{srv.url}/api/rooms/{code}").status_code == 200
+    assert over["type"] == "error" and over["code"] == "too_large"
+    assert pong["type"] == "pong" and pong["id"] == 1
+    assert closed == 1009

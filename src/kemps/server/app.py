@@ -1,10 +1,13 @@
 """The FastAPI application: the page, the lobby's JSON API, the WebSocket, the history.
 
 Routes (see docs/protocol.md): ``GET /`` the page; ``GET /history`` the finished matches page;
-``GET /api/presets``; ``POST /api/rooms``; ``GET /api/rooms/{code}``; ``POST
+``GET /api/presets``; ``GET /api/protocol.json`` (the WebSocket messages as JSON Schema);
+``POST /api/rooms``; ``GET /api/rooms/{code}``; ``POST
 /api/rooms/{code}/seats``; ``POST /api/rooms/{code}/bots``; ``DELETE /api/rooms/{code}/seats/{seat}``;
 ``PUT /api/rooms/{code}/rules``; ``POST /api/rooms/{code}/start``; ``GET /api/history``; ``GET
-/api/history/{id}``; ``WS /ws/{code}?token=...``.
+/api/history/{id}``; ``WS /ws/{code}?token=...``. Bodies are the models of
+:mod:`kemps.server.bodies`; refusals the one body of :mod:`kemps.server.api`; ``/openapi.json``
+and ``/docs`` describe them all.
 """
 
 from __future__ import annotations

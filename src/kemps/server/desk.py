@@ -1,8 +1,10 @@
 """The scorekeeper and the tournament desk on the server: pages and a JSON API under ``/api/desk``.
 
 Pages: ``GET /score`` (``?sheet=ID`` opens a stored scoresheet) and ``GET /tournament``
-(``?id=ID``). The API (bodies and answers are JSON; every refusal is ``{"code", "message"}`` with
-status 400, or 404 for an unknown id, 409 for a state conflict):
+(``?id=ID``). The API (bodies and answers are JSON; the bodies are the models of
+:mod:`kemps.server.bodies`, declared in ``/openapi.json``; every refusal is ``{"code", "message"}``
+with status 400, or 404 for an unknown id, 409 for a state conflict, 422 for a body of the wrong
+shape or unclean text):
 
 Scoresheets (docs/scoresheet.md; a *sheet view* is ``{"id", "created_at", "updated_at", "title",
 "tournament_id", "match_id", "sheet", "summary", "history", "pairs", "rules"}``):
@@ -40,9 +42,10 @@ Tournaments (docs/tournament.md; a *tournament view* is ``{"id", "created_at", "
   as pair 2). When that room's match ends its letters are recorded by themselves (one finish
   listener per server). Answers ``{"code", "url", "link", "home", "away"}``.
 
-Error codes besides the scorekeeper's and the desk's own (docs/): ``bad_request`` (a body that is
-not the right JSON), ``no_such_sheet`` / ``no_such_tournament`` (404), ``match_decided`` (409: a
-room for a match that already has a result), ``not_a_tournament_sheet``.
+Error codes besides the scorekeeper's and the desk's own (docs/): ``bad_request`` / ``bad_json`` /
+``bad_text`` (422: a body of the wrong shape, not JSON, or unclean text), ``no_such_sheet`` /
+``no_such_tournament`` (404; ``no_such_sheet`` is 400 when a result's body names a missing sheet),
+``match_decided`` (409: a room for a match that already has a result), ``not_a_tournament_sheet``.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from kemps.text import TextError, check_strings, utf8_size
 
 PROTOCOL_VERSION: Final = 1
 MAX_MESSAGE_BYTES: Final = 4096
+# Frames above this are not even read: the WebSocket layer closes the connection (code 1009).
+MAX_FRAME_BYTES: Final = 64 * 1024
 RATE_PER_S: Final = 20.0  # sustained messages a second per connection
 RATE_BURST: Final = 40.0  # and the burst allowed on top
 
