@@ -30,6 +30,14 @@ from kemps.errors import KempsError, Rejected
 from kemps.gestures import PALETTE
 from kemps.rules import PRESETS, RuleSet, preset_names
 from kemps.server import desk
+from kemps.server.answers import (
+    HistoryAnswer,
+    JoinedAnswer,
+    MatchAnswer,
+    PresetsAnswer,
+    RoomAnswer,
+    answer,
+)
 from kemps.server.api import SafeJSONResponse, errors, install_error_handlers
 from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody
 from kemps.server.protocol import (
@@ -136,10 +144,6 @@ JOINED["clear_seat"] = {"operationId": "clear_seat", "parameters": {
     "header.authorization": "Bearer {$response.body#/token}"}}
 
 
-def _links(status: int, links: dict[str, Any]) -> dict[int | str, dict[str, Any]]:
-    return {status: {"links": links}}
-
-
 def _token(authorization: str | None) -> str | None:
     if authorization and authorization.lower().startswith("bearer "):
         return authorization[7:].strip()
@@ -185,7 +189,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def history_page() -> FileResponse:
         return FileResponse(STATIC / "history.html")
 
-    @app.get("/api/presets", responses=errors())
+    @app.get("/api/presets", response_model=None, responses=errors() | answer(PresetsAnswer))
     async def presets() -> dict[str, Any]:
         """Every preset with its options and aliases, the gesture palette and the bot levels."""
         return {"presets": {n: {"aliases": list(a), "rules": PRESETS[n].to_dict()}
@@ -200,7 +204,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         validated by the server with these very models; ``server``: what it answers)."""
         return protocol_json_schema()
 
-    @app.post("/api/rooms", status_code=201, responses=errors(400, 409) | _links(201, JOINED))
+    @app.post("/api/rooms", status_code=201, response_model=None,
+              responses=errors(400, 409) | answer(JoinedAnswer, 201, links=JOINED))
     async def create_room(body: CreateBody) -> dict[str, Any]:
         """Create a room; the creator takes seat 0 and hosts. Returns code, seat and token."""
         room = server.create_room(body.rule_set())
@@ -208,19 +213,22 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.host_seat = 0
         return {"code": room.code, "seat": 0, "token": token, "room": room.public()}
 
-    @app.get("/api/rooms/{code}", responses=errors(404))
+    @app.get("/api/rooms/{code}", response_model=None,
+             responses=errors(404) | answer(RoomAnswer))
     async def get_room(code: RoomCode) -> dict[str, Any]:
         """The room's public state (seats, rules, status)."""
         return server.room(code).public()
 
-    @app.post("/api/rooms/{code}/seats", responses=errors(400, 404, 409) | _links(200, JOINED))
+    @app.post("/api/rooms/{code}/seats", response_model=None,
+              responses=errors(400, 404, 409) | answer(JoinedAnswer, links=JOINED))
     async def take_seat(code: RoomCode, body: SeatBody) -> dict[str, Any]:
         """Sit down; the token returned is the only way to act for that seat."""
         room = server.room(code)
         token = room.take_seat(body.seat, body.name)
         return {"code": room.code, "seat": body.seat, "token": token, "room": room.public()}
 
-    @app.post("/api/rooms/{code}/bots", responses=errors(400, 403, 404, 409))
+    @app.post("/api/rooms/{code}/bots", response_model=None,
+              responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def add_bot(code: RoomCode, body: BotBody, authorization: Authorization = None
                       ) -> dict[str, Any]:
         """(Host) seat a bot at ``seat``, or at every open seat (``fill``); the room."""
@@ -234,7 +242,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             room.add_bot(body.seat, body.level)
         return room.public()
 
-    @app.delete("/api/rooms/{code}/seats/{seat}", responses=errors(400, 403, 404, 409))
+    @app.delete("/api/rooms/{code}/seats/{seat}", response_model=None,
+                responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def clear_seat(code: RoomCode, seat: Annotated[int, Path(ge=0, le=11)],
                          authorization: Authorization = None) -> dict[str, Any]:
         """(Host, or the seat itself) clear a seat; the room."""
@@ -245,7 +254,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.clear_seat(seat)
         return room.public()
 
-    @app.put("/api/rooms/{code}/rules", responses=errors(400, 403, 404, 409))
+    @app.put("/api/rooms/{code}/rules", response_model=None,
+             responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def set_rules(code: RoomCode, body: RulesBody, authorization: Authorization = None
                         ) -> dict[str, Any]:
         """(Host, in the lobby) change the preset and options; the room."""
@@ -254,7 +264,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.set_rules(body.rule_set())
         return room.public()
 
-    @app.post("/api/rooms/{code}/start", responses=errors(400, 403, 404, 409))
+    @app.post("/api/rooms/{code}/start", response_model=None,
+              responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def start(code: RoomCode, authorization: Authorization = None) -> dict[str, Any]:
         """Start the match, or a rematch with the same pairs (any seated player may ask for a
         rematch once the match is over)."""
@@ -265,14 +276,17 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.start()
         return room.public()
 
-    @app.get("/api/history", responses=errors())
+    @app.get("/api/history", response_model=None, responses=errors() | answer(
+        HistoryAnswer, links={"history_match": {"operationId": "history_match", "parameters": {
+            "match_id": "$response.body#/matches/0/id"}}}))
     async def history(limit: Annotated[int, Query(description="at most this many (1 to 500; "
                                                   "others are brought into that range)")] = 100
                       ) -> dict[str, Any]:
         """Finished matches, newest first."""
         return {"matches": await server.storage.history(max(1, min(limit, 500)))}
 
-    @app.get("/api/history/{match_id}", responses=errors(404))
+    @app.get("/api/history/{match_id}", response_model=None,
+             responses=errors(404) | answer(MatchAnswer))
     async def history_match(match_id: int) -> dict[str, Any]:
         """One finished match with its record. The pairs' signal agreements are left out of the
         public record (the rules never reveal them, and a pair may keep a signal for the

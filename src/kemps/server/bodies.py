@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from kemps import bots
 from kemps.rules import RuleSet, find_preset, preset_names
 from kemps.scorekeeper.match import MAX_NAME as MAX_PLAYER_NAME
 from kemps.scorekeeper.match import MAX_NOTE, SHEET_CALLS
@@ -34,6 +35,10 @@ Word = Annotated[str, CleanText(40, 1, "word", ("Kent",))]
 Preset = Annotated[str, WithJsonSchema({"type": "string", "enum": PRESET_NAMES,
                                         "description": "a preset or alias (GET /api/presets)",
                                         "examples": ["pagat", "kent"]})]
+BotLevel = Annotated[str, CleanText(20, 1, "bot level"),
+                     WithJsonSchema({"type": "string", "enum": list(bots.LEVELS),
+                                     "description": "a bot level, weakest first",
+                                     "examples": ["simple"]})]
 Seconds = Annotated[float, Field(ge=0, le=600)]
 
 
@@ -138,7 +143,7 @@ class BotBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"seat": 1, "level": "simple"}, {"fill": True, "level": "club"}]})
     seat: Annotated[int, Field(ge=0, le=11), WHOLE] | None = None
-    level: Annotated[str, CleanText(20, 1, "bot level", ("simple",))] = "simple"
+    level: BotLevel = "simple"
     fill: bool = False
 
 

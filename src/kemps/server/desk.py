@@ -65,6 +65,14 @@ from fastapi.responses import FileResponse, Response
 from kemps.errors import KempsError, ScoreError
 from kemps.scorekeeper import Match, from_sheet, to_csv, to_json, to_sheet
 from kemps.server import desk_storage as db
+from kemps.server.answers import (
+    OnlineAnswer,
+    SheetAnswer,
+    SheetsAnswer,
+    TournamentAnswer,
+    TournamentsAnswer,
+    answer,
+)
 from kemps.server.api import errors
 from kemps.server.bodies import (
     MAX_HANDS,
@@ -94,17 +102,17 @@ def _link(operation: str, **parameters: str) -> dict[str, Any]:
 
 
 # Links for the stateful phase of API testing: a new sheet's or tournament's id leads on.
-SHEET_LINKS: dict[int | str, dict[str, Any]] = {201: {"links": {
+SHEET_LINKS: dict[str, Any] = {
     name: _link(name, sheet_id="$response.body#/id")
     for name in ("get_sheet", "record_hand", "undo_hand", "export_csv", "export_json")} | {
     "edit_hand": _link("edit_hand", sheet_id="$response.body#/id", number="1"),
-    "delete_hand": _link("delete_hand", sheet_id="$response.body#/id", number="1")}}}
-TOURNAMENT_LINKS: dict[int | str, dict[str, Any]] = {201: {"links": {
+    "delete_hand": _link("delete_hand", sheet_id="$response.body#/id", number="1")}
+TOURNAMENT_LINKS: dict[str, Any] = {
     name: _link(name, tournament_id="$response.body#/id")
     for name in ("get_tournament", "settle", "withdraw")} | {
     name: _link(name, tournament_id="$response.body#/id",
                 match_id="$response.body#/tournament/schedule/0/id")
-    for name in ("record_result", "match_sheet", "play_online")}}}
+    for name in ("record_result", "match_sheet", "play_online")}
 EXPORT_CSV: dict[int | str, dict[str, Any]] = {200: {"content": {"text/csv": {
     "schema": {"type": "string"}}}, "description": "The hands as CSV, a download."}}
 EXPORT_JSON: dict[int | str, dict[str, Any]] = {200: {"content": {"application/json": {
@@ -319,7 +327,8 @@ async def tournament_page() -> FileResponse:
 
 
 # -- scoresheets ------------------------------------------------------------------------------------
-@router.post(PREFIX + "/sheets", status_code=201, responses=errors(400) | SHEET_LINKS)
+@router.post(PREFIX + "/sheets", status_code=201, response_model=None,
+             responses=errors(400) | answer(SheetAnswer, 201, links=SHEET_LINKS))
 async def create_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     """Create a scoresheet (or import one): the body is a scoresheet; answers the sheet view.
 
@@ -331,13 +340,14 @@ async def create_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     return sheet_view(row, match)
 
 
-@router.post(PREFIX + "/sheets/import", status_code=201, responses=errors(400) | SHEET_LINKS)
+@router.post(PREFIX + "/sheets/import", status_code=201, response_model=None,
+             responses=errors(400) | answer(SheetAnswer, 201, links=SHEET_LINKS))
 async def import_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     """Import an exported scoresheet JSON (its ``result`` is worked out again)."""
     return await create_sheet(body, desk)
 
 
-@router.get(PREFIX + "/sheets", responses=errors())
+@router.get(PREFIX + "/sheets", response_model=None, responses=errors() | answer(SheetsAnswer))
 async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     """Stored scoresheets, most recently changed first."""
     out = []
@@ -352,7 +362,8 @@ async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     return {"sheets": out}
 
 
-@router.get(PREFIX + "/sheets/{sheet_id:int}", responses=errors(404))
+@router.get(PREFIX + "/sheets/{sheet_id:int}", response_model=None,
+            responses=errors(404) | answer(SheetAnswer))
 async def get_sheet(sheet_id: int, desk: DeskDep) -> dict[str, Any]:
     """One scoresheet's view. Raises ServerError ``no_such_sheet`` (404)."""
     row = await db.get_sheet(desk.storage, sheet_id)
@@ -378,7 +389,8 @@ async def _change_sheet(desk: Desk, sheet_id: int, how: Any) -> tuple[dict[str, 
     return row, out["match"], out["result"]
 
 
-@router.post(PREFIX + "/sheets/{sheet_id:int}/hands", responses=errors(400, 404))
+@router.post(PREFIX + "/sheets/{sheet_id:int}/hands", response_model=None,
+             responses=errors(400, 404) | answer(SheetAnswer))
 async def record_hand(sheet_id: SheetId, body: HandBody, desk: DeskDep) -> dict[str, Any]:
     """Record one hand; answers the view plus ``"last"`` (the scored hand).
 
@@ -390,14 +402,16 @@ async def record_hand(sheet_id: SheetId, body: HandBody, desk: DeskDep) -> dict[
     return {**sheet_view(row, match), "last": last.to_dict()}
 
 
-@router.post(PREFIX + "/sheets/{sheet_id:int}/undo", responses=errors(400, 404))
+@router.post(PREFIX + "/sheets/{sheet_id:int}/undo", response_model=None,
+             responses=errors(400, 404) | answer(SheetAnswer))
 async def undo_hand(sheet_id: SheetId, desk: DeskDep) -> dict[str, Any]:
     """Take back the last hand; the view plus ``"undone"``. Raises ``nothing_to_undo``."""
     row, match, undone = await _change_sheet(desk, sheet_id, lambda m: m.undo())
     return {**sheet_view(row, match), "undone": undone.to_dict()}
 
 
-@router.put(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", responses=errors(400, 404))
+@router.put(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", response_model=None,
+            responses=errors(400, 404) | answer(SheetAnswer))
 async def edit_hand(sheet_id: SheetId, number: HandNumber, body: HandBody, desk: DeskDep
                     ) -> dict[str, Any]:
     """Replace hand ``number`` (1-based); every total is worked out again. Raises
@@ -407,14 +421,16 @@ async def edit_hand(sheet_id: SheetId, number: HandNumber, body: HandBody, desk:
     return sheet_view(row, match)
 
 
-@router.delete(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", responses=errors(400, 404))
+@router.delete(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", response_model=None,
+               responses=errors(400, 404) | answer(SheetAnswer))
 async def delete_hand(sheet_id: SheetId, number: HandNumber, desk: DeskDep) -> dict[str, Any]:
     """Remove hand ``number``; later hands move up. Raises ``no_such_hand``."""
     row, match, _ = await _change_sheet(desk, sheet_id, lambda m: m.delete(number))
     return sheet_view(row, match)
 
 
-@router.get(PREFIX + "/sheets/{sheet_id:int}/export.csv", responses=errors(404) | EXPORT_CSV)
+@router.get(PREFIX + "/sheets/{sheet_id:int}/export.csv", response_class=Response,
+            responses=errors(404) | EXPORT_CSV)
 async def export_csv(sheet_id: SheetId, desk: DeskDep) -> Response:
     """The history as CSV (one row a hand), as a download."""
     row = await db.get_sheet(desk.storage, sheet_id)
@@ -425,7 +441,8 @@ async def export_csv(sheet_id: SheetId, desk: DeskDep) -> Response:
                              f'attachment; filename="scoresheet-{sheet_id}.csv"'})
 
 
-@router.get(PREFIX + "/sheets/{sheet_id:int}/export.json", responses=errors(404) | EXPORT_JSON)
+@router.get(PREFIX + "/sheets/{sheet_id:int}/export.json", response_class=Response,
+            responses=errors(404) | EXPORT_JSON)
 async def export_json(sheet_id: SheetId, desk: DeskDep) -> Response:
     """The scoresheet with its result, as a download (importable)."""
     row = await db.get_sheet(desk.storage, sheet_id)
@@ -437,8 +454,8 @@ async def export_json(sheet_id: SheetId, desk: DeskDep) -> Response:
 
 
 # -- tournaments ------------------------------------------------------------------------------------
-@router.post(PREFIX + "/tournaments", status_code=201,
-             responses=errors(400) | TOURNAMENT_LINKS)
+@router.post(PREFIX + "/tournaments", status_code=201, response_model=None,
+             responses=errors(400) | answer(TournamentAnswer, 201, links=TOURNAMENT_LINKS))
 async def create_tournament(body: TournamentBody, desk: DeskDep) -> dict[str, Any]:
     """Register the teams and draw the schedule; answers the tournament view.
 
@@ -453,7 +470,8 @@ async def create_tournament(body: TournamentBody, desk: DeskDep) -> dict[str, An
     return await _tournament_view(desk, row)
 
 
-@router.get(PREFIX + "/tournaments", responses=errors())
+@router.get(PREFIX + "/tournaments", response_model=None,
+            responses=errors() | answer(TournamentsAnswer))
 async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     """Stored tournaments, most recently changed first: ``{"tournaments": [{"id", "name",
     "teams", "champion", "updated_at"}]}``."""
@@ -464,7 +482,8 @@ async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
                              "updated_at": r["updated_at"]} for r in rows]}
 
 
-@router.get(PREFIX + "/tournaments/{tournament_id:int}", responses=errors(404))
+@router.get(PREFIX + "/tournaments/{tournament_id:int}", response_model=None,
+            responses=errors(404) | answer(TournamentAnswer))
 async def get_tournament(tournament_id: TournamentId, desk: DeskDep) -> dict[str, Any]:
     """The tournament view (schedule, standings, linked rooms and sheets). Raises
     ``no_such_tournament`` (404)."""
@@ -492,7 +511,8 @@ async def _change_tournament(desk: Desk, tournament_id: int, how: Any
     return row, out["result"]
 
 
-@router.put(PREFIX + "/tournaments/{tournament_id:int}/settings", responses=errors(400, 404))
+@router.put(PREFIX + "/tournaments/{tournament_id:int}/settings", response_model=None,
+            responses=errors(400, 404) | answer(TournamentAnswer))
 async def settle(tournament_id: TournamentId, desk: DeskDep, body: SettingsBody | None = None
                  ) -> dict[str, Any]:
     """Change the settings before match one (no body: none changes). Raises ``settings_fixed``,
@@ -503,7 +523,7 @@ async def settle(tournament_id: TournamentId, desk: DeskDep, body: SettingsBody 
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/result",
-             responses=errors(400, 404))
+             response_model=None, responses=errors(400, 404) | answer(TournamentAnswer))
 async def record_result(tournament_id: TournamentId, match_id: MatchId, body: ResultBody,
                         desk: DeskDep) -> dict[str, Any]:
     """Record a match: ``{"letters": [home, away], "loser": null, "replace": false}`` or
@@ -526,7 +546,8 @@ async def record_result(tournament_id: TournamentId, match_id: MatchId, body: Re
     return await _tournament_view(desk, row)
 
 
-@router.post(PREFIX + "/tournaments/{tournament_id:int}/withdraw", responses=errors(400, 404))
+@router.post(PREFIX + "/tournaments/{tournament_id:int}/withdraw", response_model=None,
+             responses=errors(400, 404) | answer(TournamentAnswer))
 async def withdraw(tournament_id: TournamentId, body: WithdrawBody, desk: DeskDep
                    ) -> dict[str, Any]:
     """Withdraw a team (``{"team": name or player}``): its unplayed matches are forfeits.
@@ -537,7 +558,8 @@ async def withdraw(tournament_id: TournamentId, body: WithdrawBody, desk: DeskDe
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/sheet",
-             status_code=201, responses=errors(400, 404, 409))
+             status_code=201, response_model=None,
+             responses=errors(400, 404, 409) | answer(SheetAnswer, 201))
 async def match_sheet(tournament_id: TournamentId, match_id: MatchId, desk: DeskDep
                       ) -> dict[str, Any]:
     """A new scoresheet for a match (its teams, under its rules), linked to it. Raises
@@ -554,7 +576,7 @@ async def match_sheet(tournament_id: TournamentId, match_id: MatchId, desk: Desk
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/room",
-              responses=errors(400, 404, 409))
+             response_model=None, responses=errors(400, 404, 409) | answer(OnlineAnswer))
 async def play_online(tournament_id: TournamentId, match_id: MatchId, desk: DeskDep
                       ) -> dict[str, Any]:
     """Play a scheduled match online: a room under the match's rules, linked to the match (an
