@@ -123,7 +123,7 @@ def test_lobby_api_and_errors(server: Running) -> None:
         bad = c.post("/api/rooms", json={"name": "X", "preset": "poker"})
         assert bad.status_code == 400 and bad.json()["code"] == "unknown_preset"
         worse = c.post("/api/rooms", json={"name": "X", "options": {"decks": 7}})
-        assert worse.status_code == 400 and "decks" in worse.json()["message"]
+        assert worse.status_code == 422 and "decks" in worse.json()["message"]
         # only the host adds bots and starts
         r2 = c.post(f"/api/rooms/{code}/seats", json={"seat": 1, "name": "Ben"})
         ben = r2.json()["token"]

@@ -1,10 +1,13 @@
 """The FastAPI application: the page, the lobby's JSON API, the WebSocket, the history.
 
 Routes (see docs/protocol.md): ``GET /`` the page; ``GET /history`` the finished matches page;
-``GET /api/presets``; ``POST /api/rooms``; ``GET /api/rooms/{code}``; ``POST
+``GET /api/presets``; ``GET /api/protocol.json`` (the WebSocket messages as JSON Schema);
+``POST /api/rooms``; ``GET /api/rooms/{code}``; ``POST
 /api/rooms/{code}/seats``; ``POST /api/rooms/{code}/bots``; ``DELETE /api/rooms/{code}/seats/{seat}``;
 ``PUT /api/rooms/{code}/rules``; ``POST /api/rooms/{code}/start``; ``GET /api/history``; ``GET
-/api/history/{id}``; ``WS /ws/{code}?token=...``.
+/api/history/{id}``; ``WS /ws/{code}?token=...``. Bodies are the models of
+:mod:`kemps.server.bodies`; refusals the one body of :mod:`kemps.server.api`; ``/openapi.json``
+and ``/docs`` describe them all.
 """
 
 from __future__ import annotations
@@ -16,26 +19,27 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
+from pathlib import Path as FilePath
+from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
 
 from kemps.errors import KempsError, Rejected
 from kemps.gestures import PALETTE
-from kemps.rules import (
-    MAX_PAIRS,
-    PRESET_NOTES,
-    PRESETS,
-    RuleSet,
-    find_preset,
-    option_schema,
-    preset_names,
-)
+from kemps.rules import MAX_PAIRS, PRESET_NOTES, PRESETS, RuleSet, option_schema, preset_names
 from kemps.server import desk
+from kemps.server.answers import (
+    HistoryAnswer,
+    JoinedAnswer,
+    MatchAnswer,
+    PresetsAnswer,
+    RoomAnswer,
+    answer,
+)
+from kemps.server.api import SafeJSONResponse, errors, install_error_handlers
+from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody
 from kemps.server.protocol import (
     PROTOCOL_VERSION,
     ActionMessage,
@@ -47,12 +51,13 @@ from kemps.server.protocol import (
     TableTalkMessage,
     error_message,
     parse_client_message,
+    protocol_json_schema,
 )
 from kemps.server.room import Connection, Room, ServerError, bot_levels, error_for, new_code
 from kemps.server.settings import Settings
 from kemps.server.storage import Storage, Writer
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = FilePath(__file__).resolve().parent / "static"
 log = logging.getLogger("kemps.server")
 
 
@@ -120,48 +125,23 @@ class Server:
         return self._adopt(Room(code, rules, self.settings, self.writer, self.clock))
 
 
-class RulesBody(BaseModel):
-    """A preset and option changes: ``{"preset": "kent", "pairs": 3, "options": {...}}``."""
-
-    model_config = ConfigDict(extra="forbid")
-    preset: str = "pagat"
-    pairs: int | None = Field(default=None, ge=2, le=MAX_PAIRS)
-    options: dict[str, Any] = Field(default_factory=dict)
-
-    def rule_set(self) -> RuleSet:
-        rules = find_preset(self.preset)
-        changes = dict(self.options)
-        changes.pop("name", None)  # the rule set's name follows from the preset and changes
-        if self.pairs is not None:
-            changes["pairs"] = self.pairs
-        if changes:
-            name = rules.name if set(changes) == {"pairs"} else "custom"
-            rules = rules.replace(name=name, **changes)
-        return rules
-
-
-class CreateBody(RulesBody):
-    """Create a room and sit at seat 0 as its host: ``{"name": "Alice", "preset": "pagat"}``."""
-
-    name: str = Field(min_length=1, max_length=40)
-
-
-class SeatBody(BaseModel):
-    """Take a seat: ``{"seat": 2, "name": "Cara"}``."""
-
-    model_config = ConfigDict(extra="forbid")
-    seat: int
-    name: str = Field(min_length=1, max_length=40)
-
-
-class BotBody(BaseModel):
-    """Seat a bot, or fill every open seat: ``{"seat": 1, "level": "simple"}`` /
-    ``{"fill": true}``."""
-
-    model_config = ConfigDict(extra="forbid")
-    seat: int | None = None
-    level: str = "simple"
-    fill: bool = False
+API_DESCRIPTION = """The table server's JSON API (docs/protocol.md): rooms, seats, bots, rules, the
+finished matches, and the scorekeeper's and tournament desk's sheets and tournaments under
+`/api/desk`. Every refusal is `{"code", "message"}` with the status it names; the WebSocket
+protocol's messages are described as JSON Schema at `/api/protocol.json`."""
+RoomCode = Annotated[str, Path(min_length=1, max_length=16, description="the room's join code",
+                               examples=["K7QMX"])]
+Authorization = Annotated[str | None, Header(max_length=200, description="`Bearer TOKEN`: the "
+                                             "token of a seat (host routes: the host's)")]
+# Links for the stateful phase of API testing: from a seat's token to what it may do.
+JOINED = {name: {"operationId": name, "parameters": {
+    "code": "$response.body#/code",
+    **({"header.authorization": "Bearer {$response.body#/token}"} if auth else {})}}
+    for name, auth in (("get_room", False), ("take_seat", False), ("add_bot", True),
+                       ("set_rules", True), ("start", True))}
+JOINED["clear_seat"] = {"operationId": "clear_seat", "parameters": {
+    "code": "$response.body#/code", "seat": "$response.body#/seat",
+    "header.authorization": "Bearer {$response.body#/token}"}}
 
 
 def _token(authorization: str | None) -> str | None:
@@ -183,13 +163,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         finally:
             await server.stop()
 
-    app = FastAPI(title="kemps", version=str(PROTOCOL_VERSION), lifespan=lifespan)
+    app = FastAPI(title="kemps", version=str(PROTOCOL_VERSION), lifespan=lifespan,
+                  description=API_DESCRIPTION, default_response_class=SafeJSONResponse,
+                  generate_unique_id_function=lambda route: route.name)
     app.state.server = server
+    install_error_handlers(app)
 
     @app.exception_handler(KempsError)
     async def kemps_error(_: Request, err: KempsError) -> JSONResponse:
         status = err.status if isinstance(err, ServerError) else 400
-        return JSONResponse(err.to_dict(), status_code=status)
+        return SafeJSONResponse(err.to_dict(), status_code=status)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(desk.router)  # the scorekeeper and the tournament desk (/score, /tournament)
@@ -206,7 +189,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def history_page() -> FileResponse:
         return FileResponse(STATIC / "history.html")
 
-    @app.get("/api/presets")
+    @app.get("/api/presets", response_model=None, responses=errors() | answer(PresetsAnswer))
     async def presets() -> dict[str, Any]:
         """Every preset with its options, aliases and a one-line note; the option schema (kind,
         choices or limits, group, description, seed: :func:`kemps.rules.option_schema`); the
@@ -219,7 +202,14 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                              for g in PALETTE.values()},
                 "bot_levels": list(bot_levels()), "protocol": PROTOCOL_VERSION}
 
-    @app.post("/api/rooms", status_code=201)
+    @app.get("/api/protocol.json", responses=errors())
+    async def protocol_schema() -> dict[str, Any]:
+        """The WebSocket protocol's messages as JSON Schema (``client``: what a client may send,
+        validated by the server with these very models; ``server``: what it answers)."""
+        return protocol_json_schema()
+
+    @app.post("/api/rooms", status_code=201, response_model=None,
+              responses=errors(400, 409) | answer(JoinedAnswer, 201, links=JOINED))
     async def create_room(body: CreateBody) -> dict[str, Any]:
         """Create a room; the creator takes seat 0 and hosts. Returns code, seat and token."""
         room = server.create_room(body.rule_set())
@@ -227,20 +217,25 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.host_seat = 0
         return {"code": room.code, "seat": 0, "token": token, "room": room.public()}
 
-    @app.get("/api/rooms/{code}")
-    async def get_room(code: str) -> dict[str, Any]:
+    @app.get("/api/rooms/{code}", response_model=None,
+             responses=errors(404) | answer(RoomAnswer))
+    async def get_room(code: RoomCode) -> dict[str, Any]:
+        """The room's public state (seats, rules, status)."""
         return server.room(code).public()
 
-    @app.post("/api/rooms/{code}/seats")
-    async def take_seat(code: str, body: SeatBody) -> dict[str, Any]:
+    @app.post("/api/rooms/{code}/seats", response_model=None,
+              responses=errors(400, 404, 409) | answer(JoinedAnswer, links=JOINED))
+    async def take_seat(code: RoomCode, body: SeatBody) -> dict[str, Any]:
         """Sit down; the token returned is the only way to act for that seat."""
         room = server.room(code)
         token = room.take_seat(body.seat, body.name)
         return {"code": room.code, "seat": body.seat, "token": token, "room": room.public()}
 
-    @app.post("/api/rooms/{code}/bots")
-    async def add_bot(code: str, body: BotBody,
-                      authorization: str | None = Header(default=None)) -> dict[str, Any]:
+    @app.post("/api/rooms/{code}/bots", response_model=None,
+              responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
+    async def add_bot(code: RoomCode, body: BotBody, authorization: Authorization = None
+                      ) -> dict[str, Any]:
+        """(Host) seat a bot at ``seat``, or at every open seat (``fill``); the room."""
         room = server.room(code)
         room.require_host(_token(authorization))
         if body.fill:
@@ -251,9 +246,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             room.add_bot(body.seat, body.level)
         return room.public()
 
-    @app.delete("/api/rooms/{code}/seats/{seat}")
-    async def clear_seat(code: str, seat: int,
-                         authorization: str | None = Header(default=None)) -> dict[str, Any]:
+    @app.delete("/api/rooms/{code}/seats/{seat}", response_model=None,
+                responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
+    async def clear_seat(code: RoomCode, seat: Annotated[int, Path(ge=0, le=11)],
+                         authorization: Authorization = None) -> dict[str, Any]:
+        """(Host, or the seat itself) clear a seat; the room."""
         room = server.room(code)
         who = room.require_seat(_token(authorization))
         if who != room.host_seat and who != seat:
@@ -261,17 +258,19 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.clear_seat(seat)
         return room.public()
 
-    @app.put("/api/rooms/{code}/rules")
-    async def set_rules(code: str, body: RulesBody,
-                        authorization: str | None = Header(default=None)) -> dict[str, Any]:
+    @app.put("/api/rooms/{code}/rules", response_model=None,
+             responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
+    async def set_rules(code: RoomCode, body: RulesBody, authorization: Authorization = None
+                        ) -> dict[str, Any]:
+        """(Host, in the lobby) change the preset and options; the room."""
         room = server.room(code)
         room.require_host(_token(authorization))
         room.set_rules(body.rule_set())
         return room.public()
 
-    @app.post("/api/rooms/{code}/start")
-    async def start(code: str, authorization: str | None = Header(default=None)
-                    ) -> dict[str, Any]:
+    @app.post("/api/rooms/{code}/start", response_model=None,
+              responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
+    async def start(code: RoomCode, authorization: Authorization = None) -> dict[str, Any]:
         """Start the match, or a rematch with the same pairs (any seated player may ask for a
         rematch once the match is over)."""
         room = server.room(code)
@@ -281,12 +280,17 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room.start()
         return room.public()
 
-    @app.get("/api/history")
-    async def history(limit: int = 100) -> dict[str, Any]:
+    @app.get("/api/history", response_model=None, responses=errors() | answer(
+        HistoryAnswer, links={"history_match": {"operationId": "history_match", "parameters": {
+            "match_id": "$response.body#/matches/0/id"}}}))
+    async def history(limit: Annotated[int, Query(description="at most this many (1 to 500; "
+                                                  "others are brought into that range)")] = 100
+                      ) -> dict[str, Any]:
         """Finished matches, newest first."""
         return {"matches": await server.storage.history(max(1, min(limit, 500)))}
 
-    @app.get("/api/history/{match_id}")
+    @app.get("/api/history/{match_id}", response_model=None,
+             responses=errors(404) | answer(MatchAnswer))
     async def history_match(match_id: int) -> dict[str, Any]:
         """One finished match with its record. The pairs' signal agreements are left out of the
         public record (the rules never reveal them, and a pair may keep a signal for the

@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from kemps.server.app import create_app
+        from kemps.server.protocol import MAX_FRAME_BYTES
         from kemps.server.settings import Settings
 
         settings = Settings.from_env(host=host, port=port, database_url=database_url)
@@ -32,7 +33,8 @@ def register(app: typer.Typer) -> None:
         # No per-message compression: table updates are small, and deflating every frame costs
         # more latency (on both ends) than it saves on the wire.
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                    log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False)
+                    log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False,
+                    ws_max_size=MAX_FRAME_BYTES)
 
 
 def register_bench(app: typer.Typer) -> None:

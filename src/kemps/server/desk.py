@@ -1,8 +1,10 @@
 """The scorekeeper and the tournament desk on the server: pages and a JSON API under ``/api/desk``.
 
 Pages: ``GET /score`` (``?sheet=ID`` opens a stored scoresheet) and ``GET /tournament``
-(``?id=ID``). The API (bodies and answers are JSON; every refusal is ``{"code", "message"}`` with
-status 400, or 404 for an unknown id, 409 for a state conflict):
+(``?id=ID``). The API (bodies and answers are JSON; the bodies are the models of
+:mod:`kemps.server.bodies`, declared in ``/openapi.json``; every refusal is ``{"code", "message"}``
+with status 400, or 404 for an unknown id, 409 for a state conflict, 422 for a body of the wrong
+shape or unclean text):
 
 Scoresheets (docs/scoresheet.md; a *sheet view* is ``{"id", "created_at", "updated_at", "title",
 "tournament_id", "match_id", "sheet", "summary", "history", "pairs", "rules"}``):
@@ -40,38 +42,81 @@ Tournaments (docs/tournament.md; a *tournament view* is ``{"id", "created_at", "
   as pair 2). When that room's match ends its letters are recorded by themselves (one finish
   listener per server). Answers ``{"code", "url", "link", "home", "away"}``.
 
-Error codes besides the scorekeeper's and the desk's own (docs/): ``bad_request`` (a body that is
-not the right JSON), ``no_such_sheet`` / ``no_such_tournament`` (404), ``match_decided`` (409: a
-room for a match that already has a result), ``not_a_tournament_sheet``.
+Error codes besides the scorekeeper's and the desk's own (docs/): ``bad_request`` / ``bad_json`` /
+``bad_text`` (422: a body of the wrong shape, not JSON, or unclean text), ``no_such_sheet`` /
+``no_such_tournament`` (404; ``no_such_sheet`` is 400 when a result's body names a missing sheet),
+``match_decided`` (409: a room for a match that already has a result), ``not_a_tournament_sheet``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Path, Request
 from fastapi.responses import FileResponse, Response
 
 from kemps.errors import KempsError, ScoreError
 from kemps.scorekeeper import Match, from_sheet, to_csv, to_json, to_sheet
 from kemps.server import desk_storage as db
+from kemps.server.answers import (
+    OnlineAnswer,
+    SheetAnswer,
+    SheetsAnswer,
+    TournamentAnswer,
+    TournamentsAnswer,
+    answer,
+)
+from kemps.server.api import errors
+from kemps.server.bodies import (
+    MAX_HANDS,
+    HandBody,
+    ResultBody,
+    SettingsBody,
+    SheetBody,
+    SheetResult,
+    TournamentBody,
+    WithdrawBody,
+)
 from kemps.server.room import Room, ServerError
 from kemps.tournament import Team, Tournament, parse_team
 
 log = logging.getLogger("kemps.server")
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = FilePath(__file__).resolve().parent / "static"
 PREFIX = "/api/desk"
-_TOURNAMENT_KEYS = ("name", "teams", "tables", "letters", "fake_signals", "go_start", "one_card",
-                    "seed")
-_SETTING_KEYS = ("letters", "fake_signals", "go_start", "one_card")
+SheetId = Annotated[int, Path(description="a scoresheet's id")]
+HandNumber = Annotated[int, Path(ge=1, le=MAX_HANDS, description="a hand's number from 1")]
+TournamentId = Annotated[int, Path(description="a tournament's id")]
+MatchId = Annotated[str, Path(min_length=1, max_length=16, description="a match of the "
+                              "schedule", examples=["M1"])]
+
+
+def _link(operation: str, **parameters: str) -> dict[str, Any]:
+    return {"operationId": operation, "parameters": parameters}
+
+
+# Links for the stateful phase of API testing: a new sheet's or tournament's id leads on.
+SHEET_LINKS: dict[str, Any] = {
+    name: _link(name, sheet_id="$response.body#/id")
+    for name in ("get_sheet", "record_hand", "undo_hand", "export_csv", "export_json")} | {
+    "edit_hand": _link("edit_hand", sheet_id="$response.body#/id", number="1"),
+    "delete_hand": _link("delete_hand", sheet_id="$response.body#/id", number="1")}
+TOURNAMENT_LINKS: dict[str, Any] = {
+    name: _link(name, tournament_id="$response.body#/id")
+    for name in ("get_tournament", "settle", "withdraw")} | {
+    name: _link(name, tournament_id="$response.body#/id",
+                match_id="$response.body#/tournament/schedule/0/id")
+    for name in ("record_result", "match_sheet", "play_online")}
+EXPORT_CSV: dict[int | str, dict[str, Any]] = {200: {"content": {"text/csv": {
+    "schema": {"type": "string"}}}, "description": "The hands as CSV, a download."}}
+EXPORT_JSON: dict[int | str, dict[str, Any]] = {200: {"content": {"application/json": {
+    "schema": {"type": "object"}}}, "description": "The scoresheet with its result, a download."}}
 
 
 class Desk:
@@ -175,27 +220,6 @@ router = APIRouter(lifespan=_lifespan)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
-async def _body(request: Request) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        return {}
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ServerError("bad_request", "The body is not valid JSON.") from None
-
-
-def _object(data: Any, what: str, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
-    if not isinstance(data, Mapping):
-        raise ServerError("bad_request", f"{what} is a JSON object.")
-    if keys is not None:
-        unknown = [k for k in data if k not in keys]
-        if unknown:
-            raise ServerError("bad_request", f"{what} has no field {unknown[0]!r}; it has "
-                              f"{', '.join(keys)}.")
-    return dict(data)
-
-
 def _no_sheet(sheet_id: int) -> ServerError:
     return ServerError("no_such_sheet", f"There is no scoresheet {sheet_id}.", 404)
 
@@ -303,27 +327,27 @@ async def tournament_page() -> FileResponse:
 
 
 # -- scoresheets ------------------------------------------------------------------------------------
-@router.post(PREFIX + "/sheets", status_code=201)
-async def create_sheet(request: Request, desk: DeskDep) -> dict[str, Any]:
+@router.post(PREFIX + "/sheets", status_code=201, response_model=None,
+             responses=errors(400) | answer(SheetAnswer, 201, links=SHEET_LINKS))
+async def create_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     """Create a scoresheet (or import one): the body is a scoresheet; answers the sheet view.
 
     Raises ScoreError ``bad_sheet`` / a hand's refusal with its number, RuleError for the rules.
     """
-    data = _object(await _body(request), "A scoresheet")
-    data.setdefault("hands", [])
-    match = from_sheet(data)
+    match = from_sheet(body.sheet())
     async with desk.lock:
         row = await db.create_sheet(desk.storage, to_sheet(match), match.title)
     return sheet_view(row, match)
 
 
-@router.post(PREFIX + "/sheets/import", status_code=201)
-async def import_sheet(request: Request, desk: DeskDep) -> dict[str, Any]:
+@router.post(PREFIX + "/sheets/import", status_code=201, response_model=None,
+             responses=errors(400) | answer(SheetAnswer, 201, links=SHEET_LINKS))
+async def import_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     """Import an exported scoresheet JSON (its ``result`` is worked out again)."""
-    return await create_sheet(request, desk)
+    return await create_sheet(body, desk)
 
 
-@router.get(PREFIX + "/sheets")
+@router.get(PREFIX + "/sheets", response_model=None, responses=errors() | answer(SheetsAnswer))
 async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     """Stored scoresheets, most recently changed first."""
     out = []
@@ -338,7 +362,8 @@ async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     return {"sheets": out}
 
 
-@router.get(PREFIX + "/sheets/{sheet_id}")
+@router.get(PREFIX + "/sheets/{sheet_id:int}", response_model=None,
+            responses=errors(404) | answer(SheetAnswer))
 async def get_sheet(sheet_id: int, desk: DeskDep) -> dict[str, Any]:
     """One scoresheet's view. Raises ServerError ``no_such_sheet`` (404)."""
     row = await db.get_sheet(desk.storage, sheet_id)
@@ -364,45 +389,49 @@ async def _change_sheet(desk: Desk, sheet_id: int, how: Any) -> tuple[dict[str, 
     return row, out["match"], out["result"]
 
 
-@router.post(PREFIX + "/sheets/{sheet_id}/hands")
-async def record_hand(sheet_id: int, request: Request, desk: DeskDep
-                      ) -> dict[str, Any]:
+@router.post(PREFIX + "/sheets/{sheet_id:int}/hands", response_model=None,
+             responses=errors(400, 404) | answer(SheetAnswer))
+async def record_hand(sheet_id: SheetId, body: HandBody, desk: DeskDep) -> dict[str, Any]:
     """Record one hand; answers the view plus ``"last"`` (the scored hand).
 
     Raises ScoreError (``match_over``, ``not_your_partner``, ``need_letters_to``...): nothing is
     written.
     """
-    hand = _object(await _body(request), "A hand")
+    hand = body.entry()
     row, match, last = await _change_sheet(desk, sheet_id, lambda m: m.record(hand))
     return {**sheet_view(row, match), "last": last.to_dict()}
 
 
-@router.post(PREFIX + "/sheets/{sheet_id}/undo")
-async def undo_hand(sheet_id: int, desk: DeskDep) -> dict[str, Any]:
+@router.post(PREFIX + "/sheets/{sheet_id:int}/undo", response_model=None,
+             responses=errors(400, 404) | answer(SheetAnswer))
+async def undo_hand(sheet_id: SheetId, desk: DeskDep) -> dict[str, Any]:
     """Take back the last hand; the view plus ``"undone"``. Raises ``nothing_to_undo``."""
     row, match, undone = await _change_sheet(desk, sheet_id, lambda m: m.undo())
     return {**sheet_view(row, match), "undone": undone.to_dict()}
 
 
-@router.put(PREFIX + "/sheets/{sheet_id}/hands/{number}")
-async def edit_hand(sheet_id: int, number: int, request: Request, desk: DeskDep
+@router.put(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", response_model=None,
+            responses=errors(400, 404) | answer(SheetAnswer))
+async def edit_hand(sheet_id: SheetId, number: HandNumber, body: HandBody, desk: DeskDep
                     ) -> dict[str, Any]:
     """Replace hand ``number`` (1-based); every total is worked out again. Raises
     ``no_such_hand`` or the first later hand the edit breaks."""
-    hand = _object(await _body(request), "A hand")
+    hand = body.entry()
     row, match, _ = await _change_sheet(desk, sheet_id, lambda m: m.edit(number, hand))
     return sheet_view(row, match)
 
 
-@router.delete(PREFIX + "/sheets/{sheet_id}/hands/{number}")
-async def delete_hand(sheet_id: int, number: int, desk: DeskDep) -> dict[str, Any]:
+@router.delete(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", response_model=None,
+               responses=errors(400, 404) | answer(SheetAnswer))
+async def delete_hand(sheet_id: SheetId, number: HandNumber, desk: DeskDep) -> dict[str, Any]:
     """Remove hand ``number``; later hands move up. Raises ``no_such_hand``."""
     row, match, _ = await _change_sheet(desk, sheet_id, lambda m: m.delete(number))
     return sheet_view(row, match)
 
 
-@router.get(PREFIX + "/sheets/{sheet_id}/export.csv")
-async def export_csv(sheet_id: int, desk: DeskDep) -> Response:
+@router.get(PREFIX + "/sheets/{sheet_id:int}/export.csv", response_class=Response,
+            responses=errors(404) | EXPORT_CSV)
+async def export_csv(sheet_id: SheetId, desk: DeskDep) -> Response:
     """The history as CSV (one row a hand), as a download."""
     row = await db.get_sheet(desk.storage, sheet_id)
     if row is None:
@@ -412,8 +441,9 @@ async def export_csv(sheet_id: int, desk: DeskDep) -> Response:
                              f'attachment; filename="scoresheet-{sheet_id}.csv"'})
 
 
-@router.get(PREFIX + "/sheets/{sheet_id}/export.json")
-async def export_json(sheet_id: int, desk: DeskDep) -> Response:
+@router.get(PREFIX + "/sheets/{sheet_id:int}/export.json", response_class=Response,
+            responses=errors(404) | EXPORT_JSON)
+async def export_json(sheet_id: SheetId, desk: DeskDep) -> Response:
     """The scoresheet with its result, as a download (importable)."""
     row = await db.get_sheet(desk.storage, sheet_id)
     if row is None:
@@ -424,31 +454,24 @@ async def export_json(sheet_id: int, desk: DeskDep) -> Response:
 
 
 # -- tournaments ------------------------------------------------------------------------------------
-@router.post(PREFIX + "/tournaments", status_code=201)
-async def create_tournament(request: Request, desk: DeskDep) -> dict[str, Any]:
+@router.post(PREFIX + "/tournaments", status_code=201, response_model=None,
+             responses=errors(400) | answer(TournamentAnswer, 201, links=TOURNAMENT_LINKS))
+async def create_tournament(body: TournamentBody, desk: DeskDep) -> dict[str, Any]:
     """Register the teams and draw the schedule; answers the tournament view.
 
     Raises ScoreError ``bad_team``, ``bad_setting``; ServerError ``bad_request``.
     """
-    data = _object(await _body(request), "A tournament", _TOURNAMENT_KEYS)
-    teams = data.get("teams")
-    if not isinstance(teams, list):
-        raise ScoreError("bad_team", "'teams' is a list of teams, e.g. \"Alice & Cara\".")
-    name = data.get("name")
-    if name is not None and (not isinstance(name, str) or len(name) > 200):
-        raise ServerError("bad_request", "The name is a text of at most 200 characters.")
-    seed = data.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(1_000_000)
-    settings = {k: data[k] for k in _SETTING_KEYS if k in data}
-    t = Tournament([_team(x) for x in teams], tables=data.get("tables"), seed=seed,
-                   name=(name or "").strip() or None, **settings)
+    seed = body.seed if body.seed is not None else secrets.randbelow(1_000_000)
+    teams = [x if isinstance(x, str) else x.model_dump(exclude_none=True) for x in body.teams]
+    t = Tournament([_team(x) for x in teams], tables=body.tables, seed=seed,
+                   name=(body.name or "").strip() or None, **body.settings())
     async with desk.lock:
         row = await db.create_tournament(desk.storage, t.name, t.to_dict())
     return await _tournament_view(desk, row)
 
 
-@router.get(PREFIX + "/tournaments")
+@router.get(PREFIX + "/tournaments", response_model=None,
+            responses=errors() | answer(TournamentsAnswer))
 async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     """Stored tournaments, most recently changed first: ``{"tournaments": [{"id", "name",
     "teams", "champion", "updated_at"}]}``."""
@@ -459,8 +482,9 @@ async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
                              "updated_at": r["updated_at"]} for r in rows]}
 
 
-@router.get(PREFIX + "/tournaments/{tournament_id}")
-async def get_tournament(tournament_id: int, desk: DeskDep) -> dict[str, Any]:
+@router.get(PREFIX + "/tournaments/{tournament_id:int}", response_model=None,
+            responses=errors(404) | answer(TournamentAnswer))
+async def get_tournament(tournament_id: TournamentId, desk: DeskDep) -> dict[str, Any]:
     """The tournament view (schedule, standings, linked rooms and sheets). Raises
     ``no_such_tournament`` (404)."""
     if await db.get_tournament(desk.storage, tournament_id) is None:
@@ -487,61 +511,56 @@ async def _change_tournament(desk: Desk, tournament_id: int, how: Any
     return row, out["result"]
 
 
-@router.put(PREFIX + "/tournaments/{tournament_id}/settings")
-async def settle(tournament_id: int, request: Request, desk: DeskDep
+@router.put(PREFIX + "/tournaments/{tournament_id:int}/settings", response_model=None,
+            responses=errors(400, 404) | answer(TournamentAnswer))
+async def settle(tournament_id: TournamentId, desk: DeskDep, body: SettingsBody | None = None
                  ) -> dict[str, Any]:
-    """Change the settings before match one. Raises ``settings_fixed``, ``bad_setting``."""
-    data = _object(await _body(request), "The settings", _SETTING_KEYS)
+    """Change the settings before match one (no body: none changes). Raises ``settings_fixed``,
+    ``bad_setting``."""
+    data = body.settings() if body is not None else {}
     row, _ = await _change_tournament(desk, tournament_id, lambda t: t.settle(**data))
     return await _tournament_view(desk, row)
 
 
-@router.post(PREFIX + "/tournaments/{tournament_id}/matches/{match_id}/result")
-async def record_result(tournament_id: int, match_id: str, request: Request,
+@router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/result",
+             response_model=None, responses=errors(400, 404) | answer(TournamentAnswer))
+async def record_result(tournament_id: TournamentId, match_id: MatchId, body: ResultBody,
                         desk: DeskDep) -> dict[str, Any]:
     """Record a match: ``{"letters": [home, away], "loser": null, "replace": false}`` or
     ``{"sheet": SHEET_ID, "replace": false}``. Raises the desk's codes (``bad_result``,
     ``already_recorded``, ``forfeit``...) and ``no_such_sheet``; nothing changes on a refusal."""
-    data = _object(await _body(request), "A result", ("letters", "loser", "replace", "sheet"))
-    replace = data.get("replace", False)
-    if not isinstance(replace, bool):
-        raise ServerError("bad_request", "'replace' is true or false.")
-    if "sheet" in data:
-        sheet_id = data["sheet"]
-        if isinstance(sheet_id, bool) or not isinstance(sheet_id, int):
-            raise ServerError("bad_request", "'sheet' is a scoresheet's id.")
+    replace = body.replace
+    if isinstance(body, SheetResult):
+        sheet_id = body.sheet
         srow = await db.get_sheet(desk.storage, sheet_id)
-        if srow is None:
-            raise _no_sheet(sheet_id)
+        if srow is None:  # the address exists; the body names a sheet that does not
+            raise ServerError("no_such_sheet", f"There is no scoresheet {sheet_id}.", 400)
         sheet_match = from_sheet(srow["sheet"])
         row, _ = await _change_tournament(
             desk, tournament_id, lambda t: t.record_match(match_id, sheet_match, replace=replace))
     else:
-        letters = data.get("letters")
-        if not isinstance(letters, list | dict):
-            raise ServerError("bad_request", "Give 'letters' ([home, away]) or 'sheet'.")
-        loser = data.get("loser")
+        letters, loser = body.letters, body.loser
         row, _ = await _change_tournament(
             desk, tournament_id,
             lambda t: t.record(match_id, letters, loser=loser, replace=replace))
     return await _tournament_view(desk, row)
 
 
-@router.post(PREFIX + "/tournaments/{tournament_id}/withdraw")
-async def withdraw(tournament_id: int, request: Request, desk: DeskDep
+@router.post(PREFIX + "/tournaments/{tournament_id:int}/withdraw", response_model=None,
+             responses=errors(400, 404) | answer(TournamentAnswer))
+async def withdraw(tournament_id: TournamentId, body: WithdrawBody, desk: DeskDep
                    ) -> dict[str, Any]:
     """Withdraw a team (``{"team": name or player}``): its unplayed matches are forfeits.
     Raises ``unknown_team``, ``already_withdrawn``, ``event_over``."""
-    data = _object(await _body(request), "A withdrawal", ("team",))
-    team = data.get("team")
-    if not isinstance(team, str):
-        raise ServerError("bad_request", "'team' is a team's name or one of its players.")
+    team = body.team
     row, forfeited = await _change_tournament(desk, tournament_id, lambda t: t.withdraw(team))
     return {**await _tournament_view(desk, row), "forfeited": [m.id for m in forfeited]}
 
 
-@router.post(PREFIX + "/tournaments/{tournament_id}/matches/{match_id}/sheet", status_code=201)
-async def match_sheet(tournament_id: int, match_id: str, desk: DeskDep
+@router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/sheet",
+             status_code=201, response_model=None,
+             responses=errors(400, 404, 409) | answer(SheetAnswer, 201))
+async def match_sheet(tournament_id: TournamentId, match_id: MatchId, desk: DeskDep
                       ) -> dict[str, Any]:
     """A new scoresheet for a match (its teams, under its rules), linked to it. Raises
     ``no_such_match``, ``match_decided`` (409)."""
@@ -556,9 +575,10 @@ async def match_sheet(tournament_id: int, match_id: str, desk: DeskDep
     return sheet_view(row, match)
 
 
-@router.post(PREFIX + "/tournaments/{tournament_id}/matches/{match_id}/room")
-async def play_online(tournament_id: int, match_id: str, request: Request,
-                      desk: DeskDep) -> dict[str, Any]:
+@router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/room",
+             response_model=None, responses=errors(400, 404, 409) | answer(OnlineAnswer))
+async def play_online(tournament_id: TournamentId, match_id: MatchId, desk: DeskDep
+                      ) -> dict[str, Any]:
     """Play a scheduled match online: a room under the match's rules, linked to the match (an
     open room already linked to it is given again). Raises ``no_such_match``, ``match_decided``
     (409)."""

@@ -15,16 +15,19 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kemps.errors import KempsError
+from kemps.text import TextError, check_strings, utf8_size
 
 PROTOCOL_VERSION: Final = 1
 MAX_MESSAGE_BYTES: Final = 4096
+# Frames above this are not even read: the WebSocket layer closes the connection (code 1009).
+MAX_FRAME_BYTES: Final = 64 * 1024
 RATE_PER_S: Final = 20.0  # sustained messages a second per connection
 RATE_BURST: Final = 40.0  # and the burst allowed on top
 
 
 class ProtocolError(KempsError):
     """A client message the server will not act on. Codes: ``too_large``, ``bad_json``,
-    ``bad_message``, ``flooding``, ``not_seated``, ``not_host``, ``not_playing`` (and
+    ``bad_text``, ``bad_message``, ``flooding``, ``not_seated``, ``not_host``, ``not_playing`` (and
     ``internal`` when the server itself failed on a message; nothing changed)."""
 
 
@@ -73,13 +76,119 @@ _TYPES: Final[dict[str, type[_Message]]] = {
     "table_talk": TableTalkMessage}
 
 
+# -- what the server sends (described for clients and checked in tests; built in room.py/app.py) --
+class _ServerMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StateMessage(_ServerMessage):
+    """``{"type": "state", "seat": 0, "room": {...}, "view": {...}}``: on connect, on ``sync``,
+    when a match starts; ``seat`` is yours (null: a spectator), ``view`` once a match started."""
+
+    type: Literal["state"]
+    seat: int | None
+    room: dict[str, Any]
+    view: dict[str, Any] | None = None
+
+
+class UpdateMessage(_ServerMessage):
+    """``{"type": "update", "version": 12, "server_time": 1700000000.5, "events": [...],
+    "view": {...}}``: after every accepted action and every timer that fired."""
+
+    type: Literal["update"]
+    version: int = Field(ge=0)
+    server_time: float = Field(description="the server's wall clock, Unix seconds")
+    events: list[dict[str, Any]]
+    view: dict[str, Any]
+
+
+class RoomMessage(_ServerMessage):
+    """``{"type": "room", "room": {...}}``: the lobby or between-hands state changed."""
+
+    type: Literal["room"]
+    room: dict[str, Any]
+
+
+class OkMessage(_ServerMessage):
+    """``{"type": "ok", "id": 7}``: your action with that ``id`` was accepted."""
+
+    type: Literal["ok"]
+    id: int
+
+
+class RejectedMessage(_ServerMessage):
+    """``{"type": "rejected", "code": "card_gone", "message": "...", "id": 7}``: the table refused
+    your action (``kemps.errors.REJECTION_CODES``); nothing changed."""
+
+    type: Literal["rejected"]
+    code: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    message: str
+    id: int | None = None
+
+
+class ErrorMessage(_ServerMessage):
+    """``{"type": "error", "code": "bad_message", "message": "..."}``: your message was not acted
+    on; nothing changed."""
+
+    type: Literal["error"]
+    code: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    message: str
+    id: int | None = None
+
+
+class PongMessage(_ServerMessage):
+    """``{"type": "pong", "id": 3, "now": 12.5}``: the answer to ``ping`` (``now``: table
+    seconds)."""
+
+    type: Literal["pong"]
+    id: int | None = None
+    now: float
+
+
+ServerMessage = (StateMessage | UpdateMessage | RoomMessage | OkMessage | RejectedMessage
+                 | ErrorMessage | PongMessage)
+SERVER_TYPES: Final[dict[str, type[_ServerMessage]]] = {
+    "state": StateMessage, "update": UpdateMessage, "room": RoomMessage, "ok": OkMessage,
+    "rejected": RejectedMessage, "error": ErrorMessage, "pong": PongMessage}
+CLIENT_TYPES: Final = _TYPES
+
+
+def protocol_json_schema() -> dict[str, Any]:
+    """The WebSocket protocol as one JSON Schema document: ``client`` (one of the client messages:
+    the models :func:`parse_client_message` validates with) and ``server`` (one of the server's),
+    each message under ``$defs`` by its model's name; plus the frame limit in bytes."""
+    defs: dict[str, Any] = {}
+
+    def one_of(models: dict[str, type[BaseModel]]) -> dict[str, Any]:
+        refs = []
+        for model in models.values():
+            schema = model.model_json_schema(ref_template="#/$defs/{model}")
+            defs.update(schema.pop("$defs", {}))
+            defs[model.__name__] = schema
+            refs.append({"$ref": f"#/$defs/{model.__name__}"})
+        return {"oneOf": refs, "discriminator": {"propertyName": "type", "mapping": {
+            kind: f"#/$defs/{model.__name__}" for kind, model in models.items()}}}
+
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": f"kemps WebSocket protocol, version {PROTOCOL_VERSION}",
+            "description": "Frames are JSON objects of at most "
+                           f"{MAX_MESSAGE_BYTES} bytes (UTF-8); every string is clean text "
+                           "(no lone surrogates, control characters or bidirectional controls). "
+                           "See docs/protocol.md.",
+            "x-max-message-bytes": MAX_MESSAGE_BYTES, "x-protocol-version": PROTOCOL_VERSION,
+            "client": one_of(dict(CLIENT_TYPES)), "server": one_of(dict(SERVER_TYPES)),
+            "$defs": defs}
+
+
 def parse_client_message(raw: str | bytes) -> ClientMessage:
-    """Validate one client frame.
+    """Validate one client frame: at most :data:`MAX_MESSAGE_BYTES` bytes of UTF-8, one JSON
+    object whose every string is clean text (:mod:`kemps.text`), of a known type and shape.
 
     Raises:
-        ProtocolError: ``too_large``, ``bad_json`` or ``bad_message`` (naming the problem).
+        ProtocolError: ``too_large``, ``bad_json``, ``bad_text`` or ``bad_message`` (naming the
+            problem, never repeating the text).
     """
-    if len(raw) > MAX_MESSAGE_BYTES:
+    if utf8_size(raw) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"A message may be at most {MAX_MESSAGE_BYTES} bytes.")
     try:
         data = json.loads(raw)
@@ -88,6 +197,10 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
                             "deep).") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "A message must be one JSON object.")
+    try:
+        check_strings(data)
+    except TextError as err:
+        raise ProtocolError(err.code, err.message) from None
     kind = data.get("type")
     model = _TYPES.get(kind) if isinstance(kind, str) else None
     if model is None:

@@ -93,8 +93,7 @@ async function api(method, path, body) {
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok) {
-    let msg = (data && data.message) || `The server said ${res.status}.`;
-    if (data && Array.isArray(data.detail)) msg = data.detail.map((d) => d.msg).join("; ");
+    const msg = (data && data.message) || `The server said ${res.status}.`;
     throw new Error(msg);
   }
   return data;
