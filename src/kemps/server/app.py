@@ -418,5 +418,8 @@ def handle_frame(room: Room, conn: Connection, limit: RateLimit, raw: str) -> No
             if conn.seat != room.host_seat:
                 raise ProtocolError("not_host", "Only the host rules on table talk.")
             room.rule_table_talk(message.pair)
-    except KempsError as err:  # a rejection may reflect state not yet committed: held like it
-        room.send(conn, error_for(err, ref))
+    except KempsError as err:
+        if err.code in STORAGE_WAIT_MESSAGES:  # says nothing about the table: at once
+            conn.push(error_for(err, ref))
+        else:  # a rejection may reflect state not yet committed: held like it
+            room.send(conn, error_for(err, ref))

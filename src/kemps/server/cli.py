@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+GRACEFUL_S = 3  # seconds open connections get to close at shutdown
+
 
 def register(app: typer.Typer) -> None:
     """Add ``serve`` and ``bench-server`` to the ``kemps`` command."""
@@ -31,8 +33,12 @@ def register(app: typer.Typer) -> None:
                    f"{settings.database_url}; stop with Ctrl+C)")
         # No per-message compression: table updates are small, and deflating every frame costs
         # more latency (on both ends) than it saves on the wire.
+        # SIGTERM/Ctrl+C: connections get GRACEFUL_S to close, then the writer STOP_WRITE_S to
+        # store what is queued (bounded even when the database hangs; what it could not store
+        # was never acknowledged).
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                    log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False)
+                    log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False,
+                    timeout_graceful_shutdown=GRACEFUL_S)
 
 
 def register_bench(app: typer.Typer) -> None:
