@@ -29,6 +29,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    bindparam,
     delete,
     event,
     insert,
@@ -161,27 +162,35 @@ class Storage:
         entry already there (same room, match, seq) is skipped, a match already stored for that
         room and match number keeps its id."""
         ids: list[int] = []
+        dialect = self.engine.dialect.name
+        ins: Any = (pg_insert if dialect == "postgresql" else
+                    sqlite_insert if dialect == "sqlite" else None)
         async with self.sessions.begin() as s:
-            for row in rooms:
-                existing = await s.get(RoomRow, row["code"])
-                if existing is None:
-                    s.add(RoomRow(**row))
-                else:
-                    for key, value in row.items():
-                        setattr(existing, key, value)
-            await s.flush()
+            if rooms and ins is not None:  # one upsert statement for every room row
+                upsert = ins(RoomRow.__table__)
+                await s.execute(upsert.on_conflict_do_update(
+                    index_elements=["code"],
+                    set_={k: upsert.excluded[k] for k in rooms[0] if k != "code"}), rooms)
+            else:
+                for row in rooms:
+                    existing = await s.get(RoomRow, row["code"])
+                    if existing is None:
+                        s.add(RoomRow(**row))
+                    else:
+                        for key, value in row.items():
+                            setattr(existing, key, value)
+                await s.flush()
             if entries:
-                dialect = self.engine.dialect.name
-                ins: Any = (pg_insert(EntryRow) if dialect == "postgresql" else
-                            sqlite_insert(EntryRow) if dialect == "sqlite" else None)
                 if ins is None:
                     await s.execute(insert(EntryRow), entries)
                 else:
-                    await s.execute(ins.on_conflict_do_nothing(
+                    await s.execute(ins(EntryRow.__table__).on_conflict_do_nothing(
                         index_elements=["room_code", "match_no", "seq"]), entries)
             if clocks:
-                await s.execute(update(RoomRow), [{"code": code, "table_time": t}
-                                                  for code, t in clocks.items()])
+                table: Any = RoomRow.__table__
+                await s.execute(update(table).where(table.c.code == bindparam("b_code"))
+                                .values(table_time=bindparam("b_t")),
+                                [{"b_code": code, "b_t": t} for code, t in clocks.items()])
             for m in matches:
                 found = (await s.execute(select(MatchRow.id).where(
                     MatchRow.room_code == m["room_code"], MatchRow.match_no == m["match_no"]))
