@@ -165,39 +165,55 @@ class Storage:
         dialect = self.engine.dialect.name
         ins: Any = (pg_insert if dialect == "postgresql" else
                     sqlite_insert if dialect == "sqlite" else None)
-        async with self.sessions.begin() as s:
-            if rooms and ins is not None:  # one upsert statement for every room row
-                upsert = ins(RoomRow.__table__)
-                await s.execute(upsert.on_conflict_do_update(
+        if ins is None:  # another database: the portable (slower) road
+            return await self._write_batch_orm(rooms, entries, clocks, matches)
+        rooms_t: Any = RoomRow.__table__
+        entries_t: Any = EntryRow.__table__
+        matches_t: Any = MatchRow.__table__
+        # Core statements on one connection: the fewest round trips per commit.
+        async with self.engine.begin() as conn:
+            if rooms:  # one upsert statement for every room row
+                upsert = ins(rooms_t)
+                await conn.execute(upsert.on_conflict_do_update(
                     index_elements=["code"],
                     set_={k: upsert.excluded[k] for k in rooms[0] if k != "code"}), rooms)
-            else:
-                for row in rooms:
-                    existing = await s.get(RoomRow, row["code"])
-                    if existing is None:
-                        s.add(RoomRow(**row))
-                    else:
-                        for key, value in row.items():
-                            setattr(existing, key, value)
-                await s.flush()
             if entries:
-                if ins is None:
-                    await s.execute(insert(EntryRow), entries)
-                else:
-                    await s.execute(ins(EntryRow.__table__).on_conflict_do_nothing(
-                        index_elements=["room_code", "match_no", "seq"]), entries)
+                await conn.execute(ins(entries_t).on_conflict_do_nothing(
+                    index_elements=["room_code", "match_no", "seq"]), entries)
             if clocks:
-                table: Any = RoomRow.__table__
-                await s.execute(update(table).where(table.c.code == bindparam("b_code"))
-                                .values(table_time=bindparam("b_t")),
-                                [{"b_code": code, "b_t": t} for code, t in clocks.items()])
+                await conn.execute(update(rooms_t).where(rooms_t.c.code == bindparam("b_code"))
+                                   .values(table_time=bindparam("b_t")),
+                                   [{"b_code": code, "b_t": t} for code, t in clocks.items()])
             for m in matches:
-                found = (await s.execute(select(MatchRow.id).where(
-                    MatchRow.room_code == m["room_code"], MatchRow.match_no == m["match_no"]))
-                ).scalar()
-                if found is not None:
-                    ids.append(found)
-                    continue
+                found = (await conn.execute(select(matches_t.c.id).where(
+                    matches_t.c.room_code == m["room_code"],
+                    matches_t.c.match_no == m["match_no"]))).scalar()
+                if found is None:
+                    found = (await conn.execute(insert(matches_t).values(
+                        finished_at=time.time(), **m).returning(matches_t.c.id))).scalar_one()
+                ids.append(int(found))
+        return ids
+
+    async def _write_batch_orm(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
+                               clocks: dict[str, float], matches: list[dict[str, Any]]
+                               ) -> list[int]:
+        ids: list[int] = []
+        async with self.sessions.begin() as s:
+            for row in rooms:
+                existing = await s.get(RoomRow, row["code"])
+                if existing is None:
+                    s.add(RoomRow(**row))
+                else:
+                    for key, value in row.items():
+                        setattr(existing, key, value)
+            await s.flush()
+            if entries:
+                await s.execute(insert(EntryRow), entries)
+            for code, t in clocks.items():
+                room = await s.get(RoomRow, code)
+                if room is not None:
+                    room.table_time = t
+            for m in matches:
                 match = MatchRow(finished_at=time.time(), **m)
                 s.add(match)
                 await s.flush()
