@@ -48,24 +48,48 @@ class ServeProcess:
                     **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log: IO[bytes] | None = None
+        self.spares = True
+        self._spare: tuple[subprocess.Popen[bytes], IO[bytes]] | None = None
+
+    # A spare process has imported everything and waits for a line on stdin before it runs
+    # ``kemps serve`` (the real command line): a restart after a kill then costs the server's own
+    # start-up (migrations, restoring the rooms), not Python's imports.
+    WARM = ("import sys\n"
+            "import kemps.cli, kemps.server.app, uvicorn\n"
+            "sys.stdin.readline()\n"
+            "sys.argv = ['kemps'] + sys.argv[1:]\n"
+            "kemps.cli.main()\n")
+
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+        log = tempfile.TemporaryFile()  # noqa: SIM115  (kept open across the process)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", self.WARM, "serve", "--port", str(self.port),
+             "--database-url", self.database_url], env=self.env, stdin=subprocess.PIPE,
+            stdout=log, stderr=subprocess.STDOUT)
+        return proc, log
 
     def start(self) -> None:
+        """Start ``kemps serve`` (from the spare process when one is ready) and wait until it
+        answers; a new spare starts importing at once."""
+        proc, log = self._spare or self._spawn()
+        self._spare = None
         if self.log is not None:
             self.log.close()
-        self.log = tempfile.TemporaryFile()  # noqa: SIM115  (kept open across the process)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kemps", "serve", "--port", str(self.port),
-             "--database-url", self.database_url], env=self.env, stdout=self.log,
-            stderr=subprocess.STDOUT)
+        self.proc, self.log = proc, log
+        assert proc.stdin is not None
+        proc.stdin.write(b"go\n")
+        proc.stdin.close()
         deadline = time.monotonic() + 40
         while True:
             try:
                 httpx.get(self.url + "/api/presets", timeout=1.0)
-                return
+                break
             except httpx.HTTPError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
+                if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError("kemps serve did not start: " + self.output()) from None
-                time.sleep(0.05)
+                time.sleep(0.02)
+        if self.spares:
+            self._spare = self._spawn()
 
     def output(self) -> str:
         if self.log is None:
@@ -93,11 +117,17 @@ class ServeProcess:
         return time.monotonic() - began
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self.log is not None:
-            self.log.close()
+        running = [(self.proc, self.log)] + ([self._spare] if self._spare else [])
+        self._spare = None
+        for proc, log in running:
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if proc is not None and proc.stdin is not None:
+                proc.stdin.close()
+            if log is not None:
+                log.close()
+        self.log = None
 
 
 def make_room(srv: ServeProcess, options: dict[str, Any]) -> tuple[str, list[str]]:

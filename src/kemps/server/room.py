@@ -47,6 +47,7 @@ from kemps.views import events_for, view_for
 
 MIN_BOT_GAP_S: Final = 0.25  # a bot's seat never acts twice within this many seconds
 OUTBOX_LIMIT: Final = 1000  # messages queued for one client before it is cut off as too slow
+HELD_LIMIT: Final = 20_000  # messages a room holds for storage; beyond, a client asking is cut off
 STORAGE_WAIT_MESSAGES: Final = {
     "storage_unavailable": "The table is paused: the server cannot store moves right now. "
                            "Nothing you were told is lost; play resumes when storage is back.",
@@ -206,6 +207,9 @@ class Room:
         """Send ``conn`` a message built from the room's current state, once everything the room
         queued for storage before it is committed (at once when nothing is pending)."""
         if self._ticket > self.writer.committed or self._held:
+            if len(self._held) >= HELD_LIMIT:  # bounded: that client reconnects and syncs later
+                conn.close()
+                return
             self._held.append((self._ticket, conn, message if isinstance(message, str)
                                else json.dumps(message)))
         else:

@@ -128,9 +128,10 @@ class Storage:
                 url, connect_args={"timeout": SQLITE_BUSY_S})
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         elif "asyncpg" in url:
+            # No pre-ping (a round trip per commit): a stale pooled connection (a database
+            # restart) fails its batch, which is invalidated and retried on a fresh one.
             self.engine = create_async_engine(
-                url, pool_pre_ping=True,
-                connect_args={"timeout": PG_TIMEOUT_S, "command_timeout": PG_TIMEOUT_S})
+                url, connect_args={"timeout": PG_TIMEOUT_S, "command_timeout": PG_TIMEOUT_S})
         else:
             self.engine = create_async_engine(url, pool_pre_ping=True)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
