@@ -26,7 +26,7 @@ from fastapi import FastAPI, Header, Path, Query, Request, WebSocket, WebSocketD
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from kemps.errors import KempsError, Rejected
+from kemps.errors import KempsError
 from kemps.gestures import PALETTE
 from kemps.rules import MAX_PAIRS, PRESET_NOTES, PRESETS, RuleSet, option_schema, preset_names
 from kemps.server import desk
@@ -53,23 +53,38 @@ from kemps.server.protocol import (
     parse_client_message,
     protocol_json_schema,
 )
-from kemps.server.room import Connection, Room, ServerError, bot_levels, error_for, new_code
+from kemps.server.room import (
+    STORAGE_WAIT_MESSAGES,
+    Connection,
+    Room,
+    ServerError,
+    bot_levels,
+    error_for,
+    new_code,
+)
 from kemps.server.settings import Settings
 from kemps.server.storage import Storage, Writer
 
 STATIC = FilePath(__file__).resolve().parent / "static"
 log = logging.getLogger("kemps.server")
+CLOCK_EVERY_S = 1.0  # how often a playing table's clock is stored (a kill loses at most this)
+LOBBY_COMMIT_WAIT_S = 10.0  # a lobby request waits this long for its change to be committed
+STOP_WRITE_S = 5.0  # at shutdown, how long the writer may take for what is queued
 
 
 class Server:
-    """The rooms of one server process, its storage and the batched, ordered writer."""
+    """The rooms of one server process, its storage and the group-committing, ordered writer.
+
+    A storage fault pauses every table (the writer's ``on_health``) until storage commits again.
+    """
 
     def __init__(self, settings: Settings, clock: Callable[[], float] = time.time) -> None:
         self.settings = settings
         self.clock = clock
         self.storage = Storage(settings.database_url)
-        self.writer = Writer(self.storage)
+        self.writer = Writer(self.storage, on_health=self._storage_health)
         self.rooms: dict[str, Room] = {}
+        self._clock_task: asyncio.Task[None] | None = None
         # Called with (room, summary) whenever a room's match ends (e.g. the tournament desk).
         self.finish_listeners: list[Callable[[Room, dict[str, Any]], None]] = []
 
@@ -79,6 +94,31 @@ class Server:
                 listener(room, summary)
             except Exception:  # a listener's failure must not break the table
                 log.exception("finish listener failed for room %s", room.code)
+
+    def _storage_health(self, healthy: bool, since: float) -> None:
+        for room in self.rooms.values():
+            if healthy:
+                room.unpause()
+            else:
+                room.pause(since)
+
+    async def _store_clocks(self) -> None:
+        """Every CLOCK_EVERY_S, store where each playing table's clock stands."""
+        while True:
+            await asyncio.sleep(CLOCK_EVERY_S)
+            if not self.writer.healthy:
+                continue
+            for room in self.rooms.values():
+                if room.status == "playing" and not room.paused:
+                    self.writer.clock(room.code, room.now())
+
+    async def durable(self) -> None:
+        """Wait until every change queued so far is committed (a lobby request answers after
+        this). Raises ServerError ``storage_unavailable`` (503) after LOBBY_COMMIT_WAIT_S; the
+        change stays queued and is written when storage returns."""
+        if not await self.writer.sync(LOBBY_COMMIT_WAIT_S):
+            raise ServerError("storage_unavailable", "The server could not store that change "
+                              "yet; it is kept and written when storage is back.", 503)
 
     def _adopt(self, room: Room) -> Room:
         room.on_finished = self._finished
@@ -98,17 +138,27 @@ class Server:
         for row, entries in await self.storage.unfinished_rooms():
             try:
                 room = Room.restore(row, entries, self.settings, self.writer, self.clock)
-            except KempsError:
+            except Exception as err:  # never deleted: listed as broken, with its error
                 log.exception("could not restore room %s", row.get("code"))
+                message = err.message if isinstance(err, KempsError) else \
+                    f"{type(err).__name__}: {err}"
+                self._adopt(Room.broken(row, message, self.settings, self.writer, self.clock))
                 continue
             self._adopt(room).resume()
+        self._clock_task = asyncio.create_task(self._store_clocks())
 
     async def stop(self) -> None:
-        """Stop timers, write everything queued, close the database."""
+        """Stop timers, store every table's clock, write everything queued (at most STOP_WRITE_S
+        seconds: what storage could not take was never acknowledged), close the database."""
+        if self._clock_task is not None:
+            self._clock_task.cancel()
         for room in self.rooms.values():
             room.close()
-        await self.writer.stop()
-        await self.storage.close()
+            if room.status == "playing" and not room.paused:
+                self.writer.clock(room.code, room.now())
+        await self.writer.stop(STOP_WRITE_S)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.storage.close(), STOP_WRITE_S)
 
     def room(self, code: str) -> Room:
         """The room with that join code. Raises ServerError ``no_such_room`` (404)."""
@@ -212,9 +262,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
               responses=errors(400, 409) | answer(JoinedAnswer, 201, links=JOINED))
     async def create_room(body: CreateBody) -> dict[str, Any]:
         """Create a room; the creator takes seat 0 and hosts. Returns code, seat and token."""
+        problem = server.writer.refusal()
+        if problem is not None:
+            raise ServerError(problem, STORAGE_WAIT_MESSAGES[problem], 503)
         room = server.create_room(body.rule_set())
         token = room.take_seat(0, body.name)
         room.host_seat = 0
+        await server.durable()
         return {"code": room.code, "seat": 0, "token": token, "room": room.public()}
 
     @app.get("/api/rooms/{code}", response_model=None,
@@ -229,6 +283,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         """Sit down; the token returned is the only way to act for that seat."""
         room = server.room(code)
         token = room.take_seat(body.seat, body.name)
+        await server.durable()
         return {"code": room.code, "seat": body.seat, "token": token, "room": room.public()}
 
     @app.post("/api/rooms/{code}/bots", response_model=None,
@@ -244,6 +299,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             raise ServerError("bad_request", "Name a seat, or ask to fill every open seat.")
         else:
             room.add_bot(body.seat, body.level)
+        await server.durable()
         return room.public()
 
     @app.delete("/api/rooms/{code}/seats/{seat}", response_model=None,
@@ -256,6 +312,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         if who != room.host_seat and who != seat:
             raise ServerError("not_host", "Only the host may clear someone else's seat.", 403)
         room.clear_seat(seat)
+        await server.durable()
         return room.public()
 
     @app.put("/api/rooms/{code}/rules", response_model=None,
@@ -266,6 +323,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         room = server.room(code)
         room.require_host(_token(authorization))
         room.set_rules(body.rule_set())
+        await server.durable()
         return room.public()
 
     @app.post("/api/rooms/{code}/start", response_model=None,
@@ -278,6 +336,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         if room.status == "lobby" and seat != room.host_seat:
             raise ServerError("not_host", "Only the host starts the match.", 403)
         room.start()
+        await server.durable()
         return room.public()
 
     @app.get("/api/history", response_model=None, responses=errors() | answer(
@@ -363,20 +422,20 @@ def handle_frame(room: Room, conn: Connection, limit: RateLimit, raw: str) -> No
         if isinstance(message, PingMessage):
             conn.push({"type": "pong", "id": message.id, "now": room.now()})
         elif isinstance(message, SyncMessage):
-            conn.push(room.state_for(conn.seat))
+            room.send(conn, room.state_for(conn.seat))
         elif conn.seat is None:
             raise ProtocolError("not_seated", "Spectators watch; take a seat to play.")
         elif isinstance(message, ActionMessage):
-            room.handle_action(conn.seat, message.action)
-            if message.id is not None:
-                conn.push({"type": "ok", "id": message.id})
+            # ok, then the update: both once the action's record entry is committed
+            room.handle_action(conn.seat, message.action, ack=(conn, message.id))
         elif isinstance(message, ReadyMessage):
             room.mark_ready(conn.seat)
         elif isinstance(message, TableTalkMessage):
             if conn.seat != room.host_seat:
                 raise ProtocolError("not_host", "Only the host rules on table talk.")
             room.rule_table_talk(message.pair)
-    except Rejected as err:
-        conn.push(error_for(err, ref))
     except KempsError as err:
-        conn.push(error_for(err, ref))
+        if err.code in STORAGE_WAIT_MESSAGES:  # says nothing about the table: at once
+            conn.push(error_for(err, ref))
+        else:  # a rejection may reflect state not yet committed: held like it
+            room.send(conn, error_for(err, ref))

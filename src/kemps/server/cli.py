@@ -1,15 +1,21 @@
-"""``kemps serve``: run the table server (uvicorn) on its embedded defaults."""
+"""``kemps serve``: run the table server (uvicorn) on its embedded defaults; ``kemps rooms``:
+look at the stored rooms (operators)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+GRACEFUL_S = 3  # seconds open connections get to close at shutdown
+URL_OPTION = typer.Option("--database-url", help="SQLAlchemy URL (default "
+                          "sqlite+aiosqlite:///kemps.sqlite, or KEMPS_DATABASE_URL).")
+
 
 def register(app: typer.Typer) -> None:
-    """Add ``serve`` and ``bench-server`` to the ``kemps`` command."""
+    """Add ``serve``, ``rooms`` and ``bench-server`` to the ``kemps`` command."""
     register_bench(app)
+    register_rooms(app)
 
     @app.command()
     def serve(host: Annotated[str | None, typer.Option(help="Address to listen on "
@@ -32,9 +38,12 @@ def register(app: typer.Typer) -> None:
                    f"{settings.database_url}; stop with Ctrl+C)")
         # No per-message compression: table updates are small, and deflating every frame costs
         # more latency (on both ends) than it saves on the wire.
+        # SIGTERM/Ctrl+C: connections get GRACEFUL_S to close, then the writer STOP_WRITE_S to
+        # store what is queued (bounded even when the database hangs; what it could not store
+        # was never acknowledged).
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
                     log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False,
-                    ws_max_size=MAX_FRAME_BYTES)
+                    ws_max_size=MAX_FRAME_BYTES, timeout_graceful_shutdown=GRACEFUL_S)
 
 
 def register_bench(app: typer.Typer) -> None:
@@ -47,6 +56,9 @@ def register_bench(app: typer.Typer) -> None:
             steps: Annotated[str, typer.Option(help="Player counts to try, comma separated "
                                                "(multiples of 4).")] = "100,250,500,1000,1500,2000",
             seconds: Annotated[float, typer.Option(help="Measured seconds per step.")] = 20.0,
+            database_url: Annotated[str | None, typer.Option(
+                "--database-url", help="Database of the measured server (default: a temporary "
+                "SQLite file); it should hold no rooms.")] = None,
     ) -> None:
         """Load the table server over real WebSockets with human-paced players and measure update
         latency (p50, p99) per player count; stops at the first count that misses p99 <= 20 ms."""
@@ -56,8 +68,93 @@ def register_bench(app: typer.Typer) -> None:
         from kemps.server.loadtest import report, run_server_benchmark
 
         counts = tuple(int(x) for x in steps.split(",") if x.strip())
-        results = run_server_benchmark(counts, seconds)
+        results = run_server_benchmark(counts, seconds, database_url=database_url)
         text = report(results)
         write_section(Path(out), "server", text)
         console.print(text, highlight=False)
         console.print(f"Written to {out}.")
+
+
+def diagnose(row: dict[str, Any], entries: list[Any]) -> dict[str, Any]:
+    """What an operator needs about one stored room: its lobby (no token hashes), how many record
+    steps its current match has, and whether they replay (``restores``, the table's ``version``
+    and ``phase``) or why not (``error``)."""
+    from kemps.server.room import Room
+    from kemps.server.settings import Settings
+    from kemps.server.storage import Storage, Writer
+
+    out: dict[str, Any] = {
+        "code": row["code"], "status": row["status"], "match_no": row["match_no"],
+        "host_seat": row["host_seat"], "last_match_id": row.get("last_match_id"),
+        "table_time": row.get("table_time"), "deal_at": row.get("deal_at"),
+        "seats": [{k: v for k, v in s.items() if k != "token_hash"} for s in row["seats"]],
+        "entries": len(entries), "restores": True, "error": None}
+    try:
+        room = Room.restore(row, entries, Settings(), Writer(Storage("sqlite+aiosqlite://")))
+    except Exception as err:  # noqa: BLE001  (reported to the operator)
+        out["restores"] = False
+        out["error"] = getattr(err, "message", None) or f"{type(err).__name__}: {err}"
+        return out
+    if room.recorder is not None:
+        out["version"] = room.recorder.table.version
+        out["phase"] = room.recorder.table.phase
+    return out
+
+
+def register_rooms(app: typer.Typer) -> None:
+    """Add ``rooms list`` and ``rooms inspect CODE``."""
+    rooms = typer.Typer(help="Look at the server's stored rooms: which restore, which are "
+                        "broken and why (reads the database only).", no_args_is_help=True)
+    app.add_typer(rooms, name="rooms")
+
+    def load(database_url: str | None, code: str | None) -> list[dict[str, Any]]:
+        import asyncio
+
+        from kemps.server.settings import Settings
+        from kemps.server.storage import Storage
+
+        url = Settings.from_env(database_url=database_url).database_url
+
+        async def run() -> list[dict[str, Any]]:
+            storage = Storage(url)
+            try:
+                await storage.start()
+                codes = [code.strip().upper()] if code else \
+                    [r["code"] for r in await storage.rooms()]
+                out = []
+                for c in codes:
+                    found = await storage.room_record(c)
+                    if found is not None:
+                        out.append(diagnose(*found))
+                return out
+            finally:
+                await storage.close()
+
+        return asyncio.run(run())
+
+    @rooms.command("list")
+    def list_rooms(database_url: Annotated[str | None, URL_OPTION] = None,
+                   as_json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
+                   ) -> None:
+        """Every stored room: code, status, match, record steps, and whether it restores."""
+        import json
+
+        for d in load(database_url, None):
+            if as_json:
+                typer.echo(json.dumps(d))
+                continue
+            state = "restores" if d["restores"] else f"BROKEN: {d['error']}"
+            typer.echo(f"{d['code']}  {d['status']:<8}  match {d['match_no']}  "
+                       f"{d['entries']} steps  {state}")
+
+    @rooms.command("inspect")
+    def inspect(code: str, database_url: Annotated[str | None, URL_OPTION] = None) -> None:
+        """One room in full (JSON): lobby, clock, next deal, record steps, replay result or the
+        error that keeps it from restoring. Exit code 1 when there is no such room."""
+        import json
+
+        found = load(database_url, code)
+        if not found:
+            typer.echo(f"There is no room {code!r} in that database.", err=True)
+            raise typer.Exit(1)
+        typer.echo(json.dumps(found[0], indent=2))

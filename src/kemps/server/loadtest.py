@@ -54,15 +54,15 @@ def _free_port() -> int:
 
 
 class _Server:
-    def __init__(self) -> None:
+    def __init__(self, database_url: str | None = None) -> None:
         self.dir = tempfile.TemporaryDirectory()
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         db = Path(self.dir.name) / "bench.sqlite"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kemps", "serve", "--port", str(self.port), "--database-url",
-             f"sqlite+aiosqlite:///{db}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            env={**os.environ})
+             database_url or f"sqlite+aiosqlite:///{db}"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env={**os.environ})
 
     def wait(self) -> None:
         import httpx
@@ -185,12 +185,14 @@ async def _run_step(url: str, rooms: list[tuple[str, list[str]]], seconds: float
 
 
 def run_server_benchmark(steps: tuple[int, ...] = (100, 250, 500, 1000, 1500, 2000),
-                         seconds: float = 20.0, stop_after_miss: bool = True
-                         ) -> list[StepResult]:
-    """Run each step (player count, a multiple of 4) against a fresh ``kemps serve`` process."""
+                         seconds: float = 20.0, stop_after_miss: bool = True,
+                         database_url: str | None = None) -> list[StepResult]:
+    """Run each step (player count, a multiple of 4) against a fresh ``kemps serve`` process, on a
+    temporary SQLite file or on ``database_url`` (which should hold no rooms: the server restores
+    every unfinished one)."""
     results: list[StepResult] = []
     for i, players in enumerate(steps):
-        server = _Server()
+        server = _Server(database_url)
         try:
             server.wait()
             rooms = asyncio.run(_make_rooms(server.url, players // 4))

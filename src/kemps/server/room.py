@@ -1,9 +1,16 @@
 """One room: its lobby, and the one authoritative table that arbitrates every action.
 
 The room applies actions strictly in the order they reach the server, each stamped with the server's
-clock (seconds since the room's epoch): applying an action, queueing every seat's update and queueing
-its record entry happen in one synchronous step, so nothing can interleave. The first swap or call to
-arrive wins; later ones are answered with the engine's rejection. Timers (countdowns, hold limits,
+clock (seconds since the room's epoch): applying an action, queueing its record entry and building
+every seat's update happen in one synchronous step, so nothing can interleave. The first swap or call
+to arrive wins; later ones are answered with the engine's rejection and see the applied state.
+
+Nothing is told before it is durable: every message the room sends (``ok``, ``update``, ``room``,
+``state``, rejections) is held back until the record entries queued before it are committed (group
+commit, :class:`kemps.server.storage.Writer`), then released in order. While storage cannot commit,
+the room is *paused*: the table clock is frozen, timers and bots wait, new actions are refused
+(``storage_unavailable``; ``storage_busy`` when the writer's queue is full); actions applied before
+the fault stay un-acknowledged until their entries are committed when storage returns. Timers (countdowns, hold limits,
 idle sweeps, the deal after the huddle) and the bots' moves run on the server's event loop.
 
 Every message to a client is built from :func:`kemps.views.view_for` and
@@ -20,6 +27,7 @@ import json
 import random
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -28,7 +36,7 @@ from kemps import bots
 from kemps.actions import Action, Deal, RuleTableTalk, action_from_dict, action_to_dict
 from kemps.bots.base import Bot, Plan
 from kemps.cards import shuffled_pack
-from kemps.errors import KempsError, Rejected
+from kemps.errors import KempsError, RecordError, Rejected
 from kemps.events import Event, HandEnded, MatchEnded, event_to_dict
 from kemps.record import Recorder, match_summary
 from kemps.rules import RuleSet
@@ -39,6 +47,12 @@ from kemps.views import events_for, view_for
 
 MIN_BOT_GAP_S: Final = 0.25  # a bot's seat never acts twice within this many seconds
 OUTBOX_LIMIT: Final = 1000  # messages queued for one client before it is cut off as too slow
+HELD_LIMIT: Final = 20_000  # messages a room holds for storage; beyond, a client asking is cut off
+STORAGE_WAIT_MESSAGES: Final = {
+    "storage_unavailable": "The table is paused: the server cannot store moves right now. "
+                           "Nothing you were told is lost; play resumes when storage is back.",
+    "storage_busy": "The server is writing a backlog of moves; try again in a moment.",
+}
 CODE_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no I/O/0/1 to misread
 
 
@@ -89,7 +103,7 @@ class Seat:
 
     def to_row(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "level": self.level,
-                "token_hash": self.token_hash}
+                "token_hash": self.token_hash, "ready": self.ready}
 
 
 class Connection:
@@ -143,7 +157,8 @@ class Room:
         self.clock = clock
         self.seats = [Seat() for _ in range(rules.players)]
         self.host_seat = 0
-        self.status: Literal["lobby", "playing", "finished"] = "lobby"
+        self.status: Literal["lobby", "playing", "finished", "broken"] = "lobby"
+        self.error: str | None = None  # why a "broken" room's record could not be replayed
         self.match_no = 0
         self.first_dealer = 0
         self.epoch = clock()
@@ -168,11 +183,87 @@ class Room:
         self.on_finished: Callable[[Room, dict[str, Any]], None] | None = None
         # A tournament match played online keeps the tournament's rules (set by the desk).
         self.rules_locked = False
+        # Durable acknowledgement: messages wait here (with the writer ticket they need) until
+        # what the room queued before them is committed.
+        self._ticket = 0
+        self._held: deque[tuple[int, Connection, str]] = deque()
+        self._frozen_at: float | None = None  # table time while paused (storage unavailable)
+        self._last_t = 0.0  # table time of the last step applied
 
     # == clock =====================================================================================
     def now(self) -> float:
-        """Table time in seconds."""
+        """Table time in seconds (frozen while the room is paused)."""
+        if self._frozen_at is not None:
+            return self._frozen_at
         return self.clock() - self.epoch
+
+    @property
+    def paused(self) -> bool:
+        """True while storage cannot commit: the table clock stands still and actions wait."""
+        return self._frozen_at is not None
+
+    # == durable acknowledgement ===================================================================
+    def send(self, conn: Connection, message: dict[str, Any] | str) -> None:
+        """Send ``conn`` a message built from the room's current state, once everything the room
+        queued for storage before it is committed (at once when nothing is pending)."""
+        if self._ticket > self.writer.committed or self._held:
+            if len(self._held) >= HELD_LIMIT:  # bounded: that client reconnects and syncs later
+                conn.close()
+                return
+            self._held.append((self._ticket, conn, message if isinstance(message, str)
+                               else json.dumps(message)))
+        else:
+            conn.push(message)
+
+    def _release(self) -> None:
+        """After a commit: send what waited for it, in order."""
+        committed = self.writer.committed
+        held = self._held
+        while held and held[0][0] <= committed:
+            _, conn, text = held.popleft()
+            conn.push(text)
+
+    def require_storage(self) -> None:
+        """Raises ServerError ``storage_unavailable`` or ``storage_busy`` (503) when new changes
+        must wait for storage, and ``room_broken`` (409) for a room whose record did not
+        replay."""
+        if self.status == "broken":
+            raise ServerError("room_broken", f"This room could not be restored: {self.error}",
+                              409)
+        problem = self.writer.refusal()
+        if problem is not None:
+            raise ServerError(problem, STORAGE_WAIT_MESSAGES[problem], 503)
+
+    def pause(self, since: float) -> None:
+        """Storage stopped committing (since wall time ``since``): freeze the table clock where it
+        stood then (never before the last applied step), stop timers and bots, tell everyone."""
+        if self._frozen_at is not None:
+            return
+        self._frozen_at = max(self._last_t, min(since - self.epoch, self.clock() - self.epoch))
+        for handle in (self._timer, self._deal_timer):
+            if handle is not None:
+                handle.cancel()
+        self._timer = self._deal_timer = None
+        for _, handle in self._plans.values():
+            handle.cancel()
+        self._plans = {}
+        notice = json.dumps({"type": "paused", "code": "storage_unavailable",
+                             "message": STORAGE_WAIT_MESSAGES["storage_unavailable"]})
+        for c in self.conns:
+            c.push(notice)  # says nothing about the table: not held
+
+    def unpause(self) -> None:
+        """Storage commits again: the clock goes on from where it was frozen, timers, the next
+        deal and bots resume."""
+        if self._frozen_at is None:
+            return
+        self.epoch = self.clock() - self._frozen_at
+        self._frozen_at = None
+        notice = json.dumps({"type": "resumed"})
+        for c in self.conns:
+            c.push(notice)
+        self._resume_timers()
+        self.broadcast_room()
 
     def _call_later(self, delay: float, fn: Callable[..., None], *args: Any) -> asyncio.TimerHandle:
         loop = self._loop or asyncio.get_running_loop()
@@ -211,6 +302,7 @@ class Room:
             ServerError: ``no_such_seat``, ``seat_taken`` (409), ``bad_name``.
         """
         self._check_seat_index(seat)
+        self.require_storage()
         name = name.strip() if isinstance(name, str) else ""
         if not 1 <= len(name) <= 40:
             raise ServerError("bad_name", "A name has 1 to 40 characters.")
@@ -230,6 +322,7 @@ class Room:
     def add_bot(self, seat: int, level: str = "simple") -> None:
         """Put a bot in an open seat. Raises ServerError ``seat_taken``, ``unknown_level``."""
         self._check_seat_index(seat)
+        self.require_storage()
         if self.status == "playing":
             raise ServerError("not_in_lobby", "Seats are fixed while the match is on.", 409)
         if self.seats[seat].kind != "open":
@@ -249,6 +342,7 @@ class Room:
     def clear_seat(self, seat: int) -> None:
         """Empty a seat (a bot removed by the host, or a player leaving the lobby)."""
         self._check_seat_index(seat)
+        self.require_storage()
         if self.status == "playing":
             raise ServerError("not_in_lobby", "Seats are fixed while the match is on.", 409)
         self.seats[seat] = Seat()
@@ -259,6 +353,7 @@ class Room:
         still exist)."""
         if self.status == "playing":
             raise ServerError("not_in_lobby", "The rules are fixed while the match is on.", 409)
+        self.require_storage()
         if self.rules_locked:
             raise ServerError("rules_locked", "This room plays a tournament match: its rules are "
                               "the tournament's.", 409)
@@ -287,9 +382,9 @@ class Room:
                 continue
             if c.seat >= len(self.seats) or self.seats[c.seat].token_hash != c.token_hash:
                 c.seat = None
-                c.push(error_message("not_seated", "Your seat is no longer yours; you are "
-                                     "watching as a spectator."))
-                c.push(self.state_for(None))
+                self.send(c, error_message("not_seated", "Your seat is no longer yours; you "
+                                           "are watching as a spectator."))
+                self.send(c, self.state_for(None))
 
     # == public state ==============================================================================
     def public(self) -> dict[str, Any]:
@@ -299,6 +394,7 @@ class Room:
             "code": self.code, "status": self.status, "match_no": self.match_no,
             "protocol": PROTOCOL_VERSION, "rules": self.rules.to_dict(),
             "host_seat": self.host_seat, "last_match_id": self.last_match_id,
+            "paused": self.paused, "error": self.error,
             "seats": [{"seat": i, "pair": i % pairs, "partner": (i + pairs) % len(self.seats),
                        "name": s.name, "kind": s.kind, "level": s.level, "ready": s.ready,
                        "connected": any(c.seat == i for c in self.conns)}
@@ -318,12 +414,15 @@ class Room:
         """Send everyone the room's public state."""
         message = json.dumps({"type": "room", "room": self.public()})
         for c in self.conns:
-            c.push(message)
+            self.send(c, message)
 
     def attach(self, conn: Connection) -> None:
         """A client connected: it gets the full current state."""
         self.conns.add(conn)
-        conn.push(self.state_for(conn.seat))
+        if self.paused:
+            conn.push({"type": "paused", "code": "storage_unavailable",
+                       "message": STORAGE_WAIT_MESSAGES["storage_unavailable"]})
+        self.send(conn, self.state_for(conn.seat))
         self.broadcast_room()
 
     def detach(self, conn: Connection) -> None:
@@ -338,6 +437,7 @@ class Room:
         Raises:
             ServerError: ``seats_open`` when a seat is empty, ``already_playing``.
         """
+        self.require_storage()
         if self.status == "playing":
             raise ServerError("already_playing", "The match is already on.", 409)
         if any(s.kind == "open" for s in self.seats):
@@ -346,13 +446,14 @@ class Room:
         self.status = "playing"
         self.first_dealer = self.rng.randrange(len(self.seats))
         self.epoch = self.clock()
+        self._last_t = 0.0
         self.seq = 0
         self.recorder = Recorder(self.rules, [s.name for s in self.seats], self.first_dealer,
                                  meta={"room": self.code, "match_no": self.match_no})
         self._make_bots()
         self._save_room()
         for c in self.conns:
-            c.push(self.state_for(c.seat))
+            self.send(c, self.state_for(c.seat))
         now = self.now()
         for seat, bot in self.bots.items():
             self._schedule_plans(seat, bot.on_view(view_for(self.recorder.table, seat), now))
@@ -368,12 +469,14 @@ class Room:
                                         random.Random(self.rng.randrange(2**32)))
 
     def mark_ready(self, seat: int) -> None:
-        """A player is ready for the next deal."""
+        """A player is ready for the next deal (stored: a restart keeps it)."""
+        self.require_storage()
         if self.status != "playing" or self.recorder is None or \
                 self.recorder.table.phase != "huddle":
             raise ServerError("not_between_hands", "You can say ready between hands only.")
         self.seats[seat].ready = True
         self._schedule_deal()
+        self._save_room()
         self.broadcast_room()
 
     def _schedule_deal(self) -> None:
@@ -387,6 +490,7 @@ class Room:
             self._deal_timer.cancel()
         self._deal_at = at
         self._deal_timer = self._call_later(wait, self._deal)
+        self._save_room()
 
     def _deal(self) -> None:
         self._deal_timer = None
@@ -398,19 +502,25 @@ class Room:
             s.ready = False
         order = tuple(shuffled_pack(self.rules.deck_count, self.rng))
         self._step(None, Deal(order, self.rng.randrange(2**31)))
+        self._save_room()  # ready flags cleared, no deal pending
         self.broadcast_room()
 
     # == arbitration ===============================================================================
-    def handle_action(self, seat: int, data: dict[str, Any]) -> list[Event]:
-        """A seat's action from a client: parsed, stamped with the server clock, applied.
+    def handle_action(self, seat: int, data: dict[str, Any],
+                      ack: tuple[Connection, Any] | None = None) -> list[Event]:
+        """A seat's action from a client: parsed, stamped with the server clock, applied at once
+        (later actions see it), recorded; ``ack`` = ``(connection, id)`` gets ``{"type": "ok",
+        "id": id}`` before its update, both once the entry is committed.
 
         Raises:
             Rejected: the engine's rejection (or ``bad_action`` for a malformed action, ``deal``
                 from a client); nothing changed.
-            ServerError: ``not_playing`` when no match is on.
+            ServerError: ``not_playing`` when no match is on; ``storage_unavailable`` /
+                ``storage_busy`` (nothing changed; try again when storage is back).
         """
         if self.status != "playing" or self.recorder is None:
             raise ServerError("not_playing", "No match is being played in this room.")
+        self.require_storage()
         if data.get("type") in ("deal", "table_talk"):
             raise Rejected("bad_action", "Only the table deals and rules on table talk.")
         if "as_dealer" in data:
@@ -421,22 +531,28 @@ class Room:
                 raise Rejected("not_dealer", "Only the host acts for a dealer who is not "
                                "playing, and only to say Go or to sweep.")
             data = {k: v for k, v in data.items() if k != "as_dealer"}
-            return self._step(None, action_from_dict({**data, "seat": None}))
+            return self._step(None, action_from_dict({**data, "seat": None}), ack)
         action = action_from_dict({**data, "seat": seat})
-        return self._step(seat, action)
+        return self._step(seat, action, ack)
 
     def rule_table_talk(self, pair: int) -> None:
         """The host rules that ``pair`` used table talk (S1, S2): that pair loses the match."""
         if self.status != "playing" or self.recorder is None:
             raise ServerError("not_playing", "No match is being played in this room.")
+        self.require_storage()
         self._step(None, RuleTableTalk(pair))
 
-    def _step(self, seat: int | None, action: Action) -> list[Event]:
-        """Apply, record, broadcast, tell the bots, follow up: one synchronous step."""
+    def _step(self, seat: int | None, action: Action,
+              ack: tuple[Connection, Any] | None = None) -> list[Event]:
+        """Apply, record, broadcast (held until committed), tell the bots, follow up: one
+        synchronous step."""
         assert self.recorder is not None
         now = self.now()
         events = self.recorder.apply(action, now)  # raises Rejected: nothing changed
+        self._last_t = now
         self._record("action", now, action_to_dict(action))
+        if ack is not None and ack[1] is not None:
+            self.send(ack[0], {"type": "ok", "id": ack[1]})
         self._after(events, now)
         return events
 
@@ -447,6 +563,7 @@ class Room:
         now = self.now()
         events = self.recorder.advance(now)
         if events:
+            self._last_t = now
             self._record("tick", now, None)
             self._after(events, now)
         else:
@@ -481,7 +598,7 @@ class Room:
                     "events": [event_to_dict(e) for e in events_for(events, c.seat, pairs)],
                     "view": view_for(table, c.seat).to_dict()})
                 cache[c.seat] = text
-            c.push(text)
+            self.send(c, text)
 
     def _reschedule_timer(self) -> None:
         if self._timer is not None:
@@ -509,17 +626,18 @@ class Room:
         summary = match_summary(rec.table, [])
         summary["hands"] = self._hand_results()
 
-        def saved(match_id: int) -> None:
+        def saved(match_id: int) -> None:  # committed: now the match's end may be reported
             self.last_match_id = match_id
+            self._save_room()
             self.broadcast_room()
+            if self.on_finished is not None:
+                self.on_finished(self, summary)
 
         self._save_room()
         self.writer.match({"room_code": self.code, "match_no": self.match_no,
                            "rules": self.rules.to_dict(), "names": list(rec.table.names),
                            "summary": summary, "record": rec.record.to_dict()}, saved)
         self.broadcast_room()
-        if self.on_finished is not None:
-            self.on_finished(self, summary)
 
     def _hand_results(self) -> list[dict[str, Any]]:
         assert self.recorder is not None
@@ -554,6 +672,10 @@ class Room:
             self._plans[key] = (gen, self._call_later(ready - now, self._bot_act, seat, channel,
                                                       gen, action))
             return
+        if self.writer.refusal() is not None:  # storage is behind: the bot waits like a person
+            self._plans[key] = (gen, self._call_later(0.5, self._bot_act, seat, channel, gen,
+                                                      action))
+            return
         del self._plans[key]
         self._bot_last[seat] = now
         try:
@@ -565,18 +687,23 @@ class Room:
 
     # == persistence ===============================================================================
     def row(self) -> dict[str, Any]:
-        """The room as a storage row."""
+        """The room as a storage row: lobby, ready flags, host, next deal time and the table
+        clock (table seconds), last finished match."""
         return {"code": self.code, "created_at": self.created_at, "updated_at": self.clock(),
                 "status": self.status, "rules": self.rules.to_dict(),
                 "seats": [s.to_row() for s in self.seats], "host_seat": self.host_seat,
                 "match_no": self.match_no, "first_dealer": self.first_dealer,
-                "epoch": self.epoch}
+                "epoch": self.epoch, "table_time": self.now(), "deal_at": self._deal_at,
+                "last_match_id": self.last_match_id}
 
     def _save_room(self) -> None:
-        self.writer.room(self.row())
+        if self.status == "broken":  # its stored row stays as it was, for the operator
+            return
+        self._ticket = self.writer.room(self.row(), self._release)
 
     def _record(self, kind: str, t: float, payload: dict[str, Any] | None) -> None:
-        self.writer.entry(self.code, self.match_no, self.seq, t, kind, payload)
+        self._ticket = self.writer.entry(self.code, self.match_no, self.seq, t, kind, payload,
+                                         self._release)
         self.seq += 1
 
     @classmethod
@@ -589,17 +716,22 @@ class Room:
         room = cls(row["code"], rules, settings, writer, clock)
         room.created_at = row["created_at"]
         room.seats = [Seat(name=s.get("name", ""), kind=s.get("kind", "open"),
-                           level=s.get("level"), token_hash=s.get("token_hash"))
+                           level=s.get("level"), token_hash=s.get("token_hash"),
+                           ready=bool(s.get("ready", False)))
                       for s in row["seats"]]
         room.host_seat = row["host_seat"]
         room.status = row["status"]
         room.match_no = row["match_no"]
         room.first_dealer = row["first_dealer"]
+        room.last_match_id = row.get("last_match_id")
         if room.status == "playing":
             rec = Recorder(rules, [s.name for s in room.seats], room.first_dealer,
                            meta={"room": room.code, "match_no": room.match_no})
             last = 0.0
-            for e in entries:
+            for i, e in enumerate(entries):
+                if e.seq != i:
+                    raise RecordError("bad_record", f"Record step {i} of match {room.match_no} "
+                                      f"is missing (the next stored step is {e.seq}).")
                 if e.kind == "tick":
                     rec.advance(e.t)
                 else:
@@ -607,9 +739,38 @@ class Room:
                 last = max(last, e.t)
             room.recorder = rec
             room.seq = len(entries)
-            room.epoch = clock() - last
+            room._last_t = last
+            # The clock resumes where it last stood (stored at commits, every few seconds while
+            # playing, and at shutdown), never before the last step.
+            room.epoch = clock() - max(last, row.get("table_time") or 0.0)
+            if rec.table.phase == "huddle":
+                room._deal_at = row.get("deal_at")
         else:
             room.epoch = row["epoch"]
+        return room
+
+    @classmethod
+    def broken(cls, row: dict[str, Any], error: str, settings: Settings, writer: Writer,
+               clock: Callable[[], float] = time.time) -> Room:
+        """A room whose record could not be replayed: listed and readable with its ``error``
+        (status ``broken``), refusing every change, its stored rows left as they are."""
+        try:
+            rules = RuleSet.from_dict(row["rules"])
+        except KempsError:
+            from kemps.rules import find_preset
+
+            rules = find_preset("pagat")
+        room = cls(row["code"], rules, settings, writer, clock)
+        room.created_at = row.get("created_at", room.created_at)
+        room.status = "broken"
+        room.error = error
+        room.match_no = row.get("match_no", 0)
+        room.last_match_id = row.get("last_match_id")
+        room.host_seat = row.get("host_seat", 0)
+        seats = row.get("seats") or []
+        room.seats = [Seat(name=s.get("name", ""), kind=s.get("kind", "open"),
+                           level=s.get("level"), token_hash=s.get("token_hash"))
+                      for s in seats if isinstance(s, dict)] or room.seats
         return room
 
     def resume(self) -> None:
@@ -617,14 +778,25 @@ class Room:
         if self.status != "playing" or self.recorder is None:
             return
         self._make_bots()
+        self._resume_timers()
+        self.broadcast_room()
+
+    def _resume_timers(self) -> None:
+        """Bots, the next deal (at its stored time) and the table's timers go on."""
+        if self.status != "playing" or self.recorder is None:
+            return
         now = self.now()
         table = self.recorder.table
         for seat, bot in self.bots.items():
             self._schedule_plans(seat, bot.on_view(view_for(table, seat), now))
         if table.phase == "huddle":
-            self._schedule_deal()
+            if self._deal_at is None:
+                self._schedule_deal()
+            else:
+                if self._deal_timer is not None:
+                    self._deal_timer.cancel()
+                self._deal_timer = self._call_later(self._deal_at - now, self._deal)
         self._reschedule_timer()
-        self.broadcast_room()
 
     def close(self) -> None:
         """Cancel every timer (server shutdown)."""

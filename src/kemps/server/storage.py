@@ -1,28 +1,50 @@
 """Storage behind a small interface (boardgame.io ``StorageAPI`` idea), on SQLAlchemy 2 async.
 
 Three tables (schema managed by Alembic, ``kemps/server/migrations``): ``rooms`` (lobby state, rules,
-seats with token hashes, status, the table clock's epoch), ``entries`` (each room's match record as it
+seats with token hashes and ready flags, status, the host, the next deal time, the table clock where
+it last stood, the last finished match), ``entries`` (each room's match record as it
 grows: one row per accepted action or fired timer batch, in order) and ``matches`` (finished
 matches: rules, pairs, per-hand results, letters, ranking and the full record). Works on SQLite
-(``sqlite+aiosqlite://``, the default) and PostgreSQL (``postgresql+asyncpg://``).
+(``sqlite+aiosqlite://``, the default; WAL mode, ``synchronous=FULL``) and PostgreSQL
+(``postgresql+asyncpg://``). Every call has a bounded wait (SQLite's busy timeout, asyncpg's connect
+and command timeouts), so a hanging database becomes an error that the :class:`Writer` retries.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, Float, Integer, String, UniqueConstraint, delete, insert, select
+from sqlalchemy import (
+    JSON,
+    Float,
+    Integer,
+    String,
+    UniqueConstraint,
+    bindparam,
+    delete,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+SQLITE_BUSY_S = 2.0  # how long one SQLite call waits for a lock before it fails (and is retried)
+PG_TIMEOUT_S = 5.0  # asyncpg: connect and command timeouts
 log = logging.getLogger("kemps.server")
 
 
@@ -44,6 +66,11 @@ class RoomRow(Base):
     match_no: Mapped[int] = mapped_column(Integer)
     first_dealer: Mapped[int] = mapped_column(Integer)
     epoch: Mapped[float] = mapped_column(Float)
+    # Table seconds where the clock last stood (stored at each commit of the room's row, every
+    # CLOCK_EVERY_S while playing, and at shutdown): a restart resumes the clock here.
+    table_time: Mapped[float | None] = mapped_column(Float, nullable=True)
+    deal_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # table seconds
+    last_match_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class EntryRow(Base):
@@ -82,12 +109,31 @@ def _upgrade(connection: Connection, url: str) -> None:
     command.upgrade(cfg, "head")
 
 
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Write-ahead log (readers never block the writer) and a full sync at each commit: a
+    committed transaction survives the process being killed and the machine losing power."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.close()
+
+
 class Storage:
     """The server's database. Create, then ``await start()`` (migrates to the newest schema)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url)
+        if url.startswith("sqlite"):
+            self.engine: AsyncEngine = create_async_engine(
+                url, connect_args={"timeout": SQLITE_BUSY_S})
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        elif "asyncpg" in url:
+            # No pre-ping (a round trip per commit): a stale pooled connection (a database
+            # restart) fails its batch, which is invalidated and retried on a fresh one.
+            self.engine = create_async_engine(
+                url, connect_args={"timeout": PG_TIMEOUT_S, "command_timeout": PG_TIMEOUT_S})
+        else:
+            self.engine = create_async_engine(url, pool_pre_ping=True)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def start(self) -> None:
@@ -110,9 +156,48 @@ class Storage:
                     setattr(existing, key, value)
 
     async def write_batch(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
-                          matches: list[dict[str, Any]]) -> list[int]:
-        """Write rooms (insert or update), record entries and finished matches in one
-        transaction, in that order; returns the new matches' ids."""
+                          clocks: dict[str, float], matches: list[dict[str, Any]]) -> list[int]:
+        """Write rooms (insert or update), record entries, table clocks (``{code: table
+        seconds}``) and finished matches in one transaction, in that order; returns the matches'
+        ids. Idempotent, so a batch whose commit may or may not have happened can be retried: an
+        entry already there (same room, match, seq) is skipped, a match already stored for that
+        room and match number keeps its id."""
+        ids: list[int] = []
+        dialect = self.engine.dialect.name
+        ins: Any = (pg_insert if dialect == "postgresql" else
+                    sqlite_insert if dialect == "sqlite" else None)
+        if ins is None:  # another database: the portable (slower) road
+            return await self._write_batch_orm(rooms, entries, clocks, matches)
+        rooms_t: Any = RoomRow.__table__
+        entries_t: Any = EntryRow.__table__
+        matches_t: Any = MatchRow.__table__
+        # Core statements on one connection: the fewest round trips per commit.
+        async with self.engine.begin() as conn:
+            if rooms:  # one upsert statement for every room row
+                upsert = ins(rooms_t)
+                await conn.execute(upsert.on_conflict_do_update(
+                    index_elements=["code"],
+                    set_={k: upsert.excluded[k] for k in rooms[0] if k != "code"}), rooms)
+            if entries:
+                await conn.execute(ins(entries_t).on_conflict_do_nothing(
+                    index_elements=["room_code", "match_no", "seq"]), entries)
+            if clocks:
+                await conn.execute(update(rooms_t).where(rooms_t.c.code == bindparam("b_code"))
+                                   .values(table_time=bindparam("b_t")),
+                                   [{"b_code": code, "b_t": t} for code, t in clocks.items()])
+            for m in matches:
+                found = (await conn.execute(select(matches_t.c.id).where(
+                    matches_t.c.room_code == m["room_code"],
+                    matches_t.c.match_no == m["match_no"]))).scalar()
+                if found is None:
+                    found = (await conn.execute(insert(matches_t).values(
+                        finished_at=time.time(), **m).returning(matches_t.c.id))).scalar_one()
+                ids.append(int(found))
+        return ids
+
+    async def _write_batch_orm(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
+                               clocks: dict[str, float], matches: list[dict[str, Any]]
+                               ) -> list[int]:
         ids: list[int] = []
         async with self.sessions.begin() as s:
             for row in rooms:
@@ -122,8 +207,13 @@ class Storage:
                 else:
                     for key, value in row.items():
                         setattr(existing, key, value)
+            await s.flush()
             if entries:
                 await s.execute(insert(EntryRow), entries)
+            for code, t in clocks.items():
+                room = await s.get(RoomRow, code)
+                if room is not None:
+                    room.table_time = t
             for m in matches:
                 match = MatchRow(finished_at=time.time(), **m)
                 s.add(match)
@@ -158,6 +248,24 @@ class Storage:
                 out.append((row, list(entries)))
         return out
 
+    async def rooms(self) -> list[dict[str, Any]]:
+        """Every stored room's row (for operators: ``kemps rooms list``)."""
+        async with self.sessions() as s:
+            rows = (await s.execute(select(RoomRow).order_by(RoomRow.created_at))).scalars()
+            return [{c.name: getattr(r, c.name) for c in RoomRow.__table__.columns} for r in rows]
+
+    async def room_record(self, code: str) -> tuple[dict[str, Any], list[EntryRow]] | None:
+        """One room's row and its current match's steps in order, or None."""
+        async with self.sessions() as s:
+            room = await s.get(RoomRow, code)
+            if room is None:
+                return None
+            entries = (await s.execute(
+                select(EntryRow).where(EntryRow.room_code == room.code,
+                                       EntryRow.match_no == room.match_no)
+                .order_by(EntryRow.seq))).scalars().all()
+            return {c.name: getattr(room, c.name) for c in RoomRow.__table__.columns}, list(entries)
+
     async def save_match(self, code: str, match_no: int, rules: dict[str, Any], names: list[str],
                          summary: dict[str, Any], record: dict[str, Any]) -> int:
         """Store a finished match; returns its id."""
@@ -188,67 +296,222 @@ class Storage:
                     "summary": r.summary, "record": r.record}
 
 
-class Writer:
-    """Writes what the rooms produce, in order, in batches: everything queued within ``window_s``
-    seconds goes to the database in one transaction. A room queues without waiting (its step stays
-    synchronous); ``stop()`` writes what is left. A crash can lose at most the last window."""
+class Batch:
+    """What one transaction writes: room rows, record entries, table clocks and finished matches,
+    with what to do once it is committed."""
 
-    def __init__(self, storage: Storage, window_s: float = 0.05) -> None:
-        self.storage = storage
-        self.window_s = window_s
+    def __init__(self) -> None:
         self.rooms: dict[str, dict[str, Any]] = {}
         self.entries: list[dict[str, Any]] = []
-        self.matches: list[tuple[dict[str, Any], Any]] = []
+        self.clocks: dict[str, float] = {}
+        self.matches: list[tuple[dict[str, Any], Callable[[int], None]]] = []
+        self.notify: dict[Callable[[], None], None] = {}  # ordered set
+        self.ticket = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.rooms or self.entries or self.clocks or self.matches)
+
+
+class Writer:
+    """Group commit: writes what the rooms produce, in order, and tells them once it is durable.
+
+    Everything queued while one transaction is in flight (and within ``window_s`` seconds of the
+    first item) goes into the next transaction. Every queued item gets a *ticket* (1, 2, ...);
+    :attr:`committed` is the highest ticket known to be committed, and each room's ``notify``
+    callback runs after every commit that carried one of its items: the room then releases the
+    messages it held back (nothing is told before its entry is committed).
+
+    Faults pause, never destroy: a transaction that fails (or stays in flight longer than
+    ``stall_s``) makes the writer *unavailable* (``on_health(False, since)``, ``since`` the wall
+    time the failing commit began) and is retried, whole and in order, with exponential back-off
+    from ``retry_min_s`` to ``retry_max_s`` (with jitter, 50-100% of the step), for ever; nothing
+    is dropped. The first success calls ``on_health(True, now)``. Retries are idempotent (an entry
+    already written is skipped, a finished match is stored once). The queue is bounded:
+    :meth:`refusal` answers ``storage_busy`` once ``max_pending`` entries wait, and
+    ``storage_unavailable`` while a commit fails; the rooms then refuse new actions.
+    """
+
+    def __init__(self, storage: Storage, *, window_s: float = 0.002, max_pending: int = 20_000,
+                 retry_min_s: float = 0.05, retry_max_s: float = 2.0, stall_s: float = 1.0,
+                 commit_timeout_s: float = 20.0,
+                 on_health: Callable[[bool, float], None] | None = None) -> None:
+        self.storage = storage
+        self.window_s = window_s
+        self.max_pending = max_pending
+        self.retry_min_s = retry_min_s
+        self.retry_max_s = retry_max_s
+        self.stall_s = stall_s
+        self.commit_timeout_s = commit_timeout_s
+        self.on_health = on_health
+        self.queued = 0
+        self.committed = 0
+        self.healthy = True
+        self.last_error: str | None = None
+        self.commits = 0
+        self.failures = 0
+        self._next = Batch()
+        self._inflight = 0  # entries in the transaction being written
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
-    def room(self, row: dict[str, Any]) -> None:
-        """Queue a room's newest state (a later one replaces an earlier, unwritten one)."""
-        self.rooms[row["code"]] = row
+    # -- queueing (synchronous: a room's step never waits) -----------------------------------------
+    def _ticket(self, notify: Callable[[], None] | None) -> int:
+        self.queued += 1
+        self._next.ticket = self.queued
+        if notify is not None:
+            self._next.notify[notify] = None
         self._wake.set()
+        return self.queued
+
+    def room(self, row: dict[str, Any], notify: Callable[[], None] | None = None) -> int:
+        """Queue a room's newest state (a later one replaces an earlier, unwritten one); returns
+        its ticket."""
+        self._next.rooms[row["code"]] = row
+        self._next.clocks.pop(row["code"], None)
+        return self._ticket(notify)
 
     def entry(self, code: str, match_no: int, seq: int, t: float, kind: str,
-              payload: dict[str, Any] | None) -> None:
-        """Queue one step of a room's record."""
-        self.entries.append({"room_code": code, "match_no": match_no, "seq": seq, "t": t,
-                             "kind": kind, "payload": payload})
+              payload: dict[str, Any] | None, notify: Callable[[], None] | None = None) -> int:
+        """Queue one step of a room's record; returns its ticket."""
+        self._next.entries.append({"room_code": code, "match_no": match_no, "seq": seq, "t": t,
+                                   "kind": kind, "payload": payload})
+        return self._ticket(notify)
+
+    def clock(self, code: str, table_time: float) -> None:
+        """Queue where a room's table clock stands (seconds), so a restart resumes there."""
+        row = self._next.rooms.get(code)
+        if row is not None:
+            row["table_time"] = table_time
+        else:
+            self._next.clocks[code] = table_time
         self._wake.set()
 
-    def match(self, row: dict[str, Any], saved: Any) -> None:
-        """Queue a finished match; ``saved(id)`` is called once it is written."""
-        self.matches.append((row, saved))
-        self._wake.set()
+    def match(self, row: dict[str, Any], saved: Callable[[int], None]) -> int:
+        """Queue a finished match; ``saved(id)`` is called once it is committed."""
+        self._next.matches.append((row, saved))
+        return self._ticket(None)
 
+    @property
+    def pending(self) -> int:
+        """Entries queued or in flight, not yet committed."""
+        return len(self._next.entries) + self._inflight
+
+    def refusal(self) -> str | None:
+        """Why new actions must wait: ``storage_unavailable``, ``storage_busy``, or None."""
+        if not self.healthy:
+            return "storage_unavailable"
+        if self.pending >= self.max_pending:
+            return "storage_busy"
+        return None
+
+    async def sync(self, timeout: float | None = None) -> bool:
+        """Wait until everything queued so far is committed; False if ``timeout`` (seconds) ran out
+        first (it stays queued and is written when storage allows)."""
+        ticket = self.queued
+        if self.committed >= ticket:
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append((ticket, future))
+        try:
+            await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    # -- the writing task ---------------------------------------------------------------------------
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
-        while not self._stopping:
-            await self._wake.wait()
-            self._wake.clear()
-            if not self._stopping:
-                await asyncio.sleep(self.window_s)
-            await self.flush()
+        while True:
+            if not self._next:
+                if self._stopping:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                if self.window_s > 0 and not self._stopping:
+                    await asyncio.sleep(self.window_s)
+                continue
+            batch, self._next = self._next, Batch()
+            await self._commit(batch)
 
-    async def flush(self) -> None:
-        """Write everything queued now."""
-        rooms, entries, matches = list(self.rooms.values()), self.entries, self.matches
-        self.rooms, self.entries, self.matches = {}, [], []
-        if not (rooms or entries or matches):
-            return
+    async def _commit(self, batch: Batch) -> None:
+        self._inflight = len(batch.entries)
+        delay = self.retry_min_s
+        while True:
+            began = time.time()
+            writing = asyncio.wait_for(self.storage.write_batch(
+                list(batch.rooms.values()), batch.entries, batch.clocks,
+                [m for m, _ in batch.matches]), self.commit_timeout_s)
+            task = asyncio.ensure_future(writing)
+            try:
+                done, _ = await asyncio.wait({task}, timeout=self.stall_s)
+                if not done:  # a hanging database: pause the tables while we wait
+                    self._set_health(False, began, "storage does not answer")
+                ids = await task
+                break
+            except asyncio.CancelledError:
+                task.cancel()
+                raise
+            except Exception as err:  # noqa: BLE001  (any storage failure: keep the batch, retry)
+                self.failures += 1
+                self._set_health(False, began, f"{type(err).__name__}: {err}"[:300])
+                log.warning("storage write failed (%d entries kept, retry in %.2f s): %s",
+                            len(batch.entries), delay, err)
+                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(delay * 2, self.retry_max_s)
+        self._inflight = 0
+        self.commits += 1
+        self.committed = max(self.committed, batch.ticket)  # a clocks-only batch has none
+        self._set_health(True, time.time(), None)
+        for (_, saved), match_id in zip(batch.matches, ids):
+            self._safely(saved, match_id)
+        for notify in batch.notify:
+            self._safely(notify)
+        waiting, self._waiters = self._waiters, []
+        for ticket, future in waiting:
+            if ticket <= self.committed:
+                if not future.done():
+                    future.set_result(None)
+            else:
+                self._waiters.append((ticket, future))
+
+    @staticmethod
+    def _safely(fn: Callable[..., None], *args: Any) -> None:
         try:
-            ids = await self.storage.write_batch(rooms, entries, [m for m, _ in matches])
-        except Exception:
-            log.exception("storage write failed; %d entries lost", len(entries))
-            return
-        for (_, saved), match_id in zip(matches, ids):
-            saved(match_id)
+            fn(*args)
+        except Exception:  # a room's failure must not stop the writer
+            log.exception("after-commit callback failed")
 
-    async def stop(self) -> None:
-        """Write what is left and stop."""
+    def _set_health(self, healthy: bool, since: float, error: str | None) -> None:
+        if error is not None:
+            self.last_error = error
+        if healthy == self.healthy:
+            return
+        self.healthy = healthy
+        if healthy:
+            log.warning("storage is back; tables resume")
+        else:
+            log.warning("storage unavailable (%s); tables pause", error)
+        if self.on_health is not None:
+            self._safely(self.on_health, healthy, since)
+
+    async def stop(self, timeout: float = 5.0) -> bool:
+        """Write what is queued and stop, within ``timeout`` seconds. Returns False when storage
+        did not take it all in time: what was left was never acknowledged to anyone."""
         self._stopping = True
         self._wake.set()
-        if self._task is not None:
-            await self._task
-        await self.flush()
+        if self._task is None:
+            return not self._next
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+        except TimeoutError:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+            log.warning("stopped with %d unacknowledged entries unwritten (storage did not "
+                        "answer within %.1f s)", self.pending, timeout)
+            return False
+        return True

@@ -61,12 +61,29 @@ const nameOf = (s) => (S.view ? S.view.names[s] : S.room ? S.room.seats[s].name 
 const pairName = (p) => `Pair ${p + 1}`;
 const pairMembers = (p) => `${nameOf(p)} & ${nameOf(p + pairsOf())}`;
 const rules = () => (S.room ? S.room.rules : {});
-const tableNow = () => S.clock.t + (performance.now() - S.clock.at) / 1000;
+// While the table is paused (storage unavailable) its clock stands still, here as on the server.
+const tableNow = () => (S.paused ? S.clock.t : S.clock.t + (performance.now() - S.clock.at) / 1000);
 const isHost = () => S.seat !== null && S.room && S.seat === S.room.host_seat;
 const gestureLabel = (g) => (S.gestures[g] ? S.gestures[g].label : g.replace(/_/g, " "));
 const gestureShort = (g) => g.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 
 function setClock(t) { if (typeof t === "number") S.clock = { t, at: performance.now() }; }
+
+// The banner shown while the server cannot store moves: the table waits, nothing is lost.
+function showPaused(paused, text) {
+  if (paused && !S.paused) S.clock = { t: tableNow(), at: performance.now() };
+  S.paused = paused;
+  let b = $("paused-banner");
+  if (!b) {
+    b = document.createElement("div");
+    b.id = "paused-banner";
+    b.className = "paused-banner";
+    b.setAttribute("role", "status");
+    document.body.prepend(b);
+  }
+  b.textContent = text || "The table is paused: the server cannot store moves right now. Nothing is lost; play resumes by itself.";
+  b.hidden = !paused;
+}
 
 function tokenKey(code) { return `kemps.seat.${code}`; }
 function loadToken(code) {
@@ -364,6 +381,7 @@ function handleMessage(m) {
       if (S.token && m.seat === null) { forgetToken(S.code); S.token = null; }
       S.seat = m.seat;
       S.room = m.room; setClock(m.room.now);
+      showPaused(!!m.room.paused);
       S.view = m.view || null;
       if (S.view && S.view.hand_no !== S.handNo) { S.handNo = S.view.hand_no; S.last = {}; }
       render();
@@ -376,6 +394,15 @@ function handleMessage(m) {
       break;
     case "room":
       S.room = m.room; setClock(m.room.now);
+      showPaused(!!m.room.paused);
+      render();
+      break;
+    case "paused":
+      showPaused(true, m.message);
+      render();
+      break;
+    case "resumed":
+      showPaused(false);
       render();
       break;
     case "rejected":
@@ -384,6 +411,7 @@ function handleMessage(m) {
       render();
       break;
     case "error":
+      if (m.code === "storage_unavailable") { showPaused(true, m.message); break; }
       if (m.code !== "not_seated" || S.token) toast(m.message || m.code);
       break;
     default: break;
