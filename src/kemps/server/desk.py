@@ -575,7 +575,8 @@ async def play_online(tournament_id: int, match_id: str, request: Request,
             if link["match_id"] == m.id and link["status"] == "playing" and room is not None \
                     and room.status != "finished":
                 return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}
-        room = desk.server.create_room(t.match_rules(m.id))
+        room = await desk.server.create_room(
+            t.match_rules(m.id), request.client.host if request.client is not None else "")
         room.rules_locked = True  # whoever sits first hosts, but may not change the match's rules
         link = await db.link_room(desk.storage, tournament_id, m.id, room.code)
     return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}

@@ -168,6 +168,8 @@ class Room:
         self.on_finished: Callable[[Room, dict[str, Any]], None] | None = None
         # A tournament match played online keeps the tournament's rules (set by the desk).
         self.rules_locked = False
+        # The host may turn spectators off (kemps.server.limits enforces it and their number).
+        self.spectators_allowed = True
 
     # == clock =====================================================================================
     def now(self) -> float:
@@ -269,6 +271,12 @@ class Room:
             self.host_seat = 0
         self._lobby_changed()
 
+    def set_spectators(self, allowed: bool) -> None:
+        """The host lets spectators watch, or not (the server then closes those watching)."""
+        self.spectators_allowed = bool(allowed)
+        self._save_room()
+        self.broadcast_room()
+
     def _check_seat_index(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise ServerError("no_such_seat", f"Seats are numbered 0 to {len(self.seats) - 1}.")
@@ -305,6 +313,9 @@ class Room:
                       for i, s in enumerate(self.seats)],
             "deal_at": self._deal_at,
             "now": self.now(),
+            "spectators": {"allowed": self.spectators_allowed,
+                           "watching": sum(1 for c in self.conns if c.seat is None),
+                           "max": self.settings.max_spectators},
         }
 
     def state_for(self, seat: int | None) -> dict[str, Any]:
@@ -561,7 +572,7 @@ class Room:
                 "status": self.status, "rules": self.rules.to_dict(),
                 "seats": [s.to_row() for s in self.seats], "host_seat": self.host_seat,
                 "match_no": self.match_no, "first_dealer": self.first_dealer,
-                "epoch": self.epoch}
+                "epoch": self.epoch, "spectators": self.spectators_allowed}
 
     def _save_room(self) -> None:
         self.writer.room(self.row())
@@ -586,6 +597,7 @@ class Room:
         room.status = row["status"]
         room.match_no = row["match_no"]
         room.first_dealer = row["first_dealer"]
+        room.spectators_allowed = bool(row.get("spectators", True))
         if room.status == "playing":
             rec = Recorder(rules, [s.name for s in room.seats], room.first_dealer,
                            meta={"room": room.code, "match_no": room.match_no})

@@ -17,7 +17,18 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import JSON, Float, Integer, String, UniqueConstraint, delete, insert, select
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    Integer,
+    String,
+    UniqueConstraint,
+    delete,
+    insert,
+    select,
+    true,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -44,6 +55,11 @@ class RoomRow(Base):
     match_no: Mapped[int] = mapped_column(Integer)
     first_dealer: Mapped[int] = mapped_column(Integer)
     epoch: Mapped[float] = mapped_column(Float)
+    # Limits (kemps.server.limits): whether the host lets spectators watch, and when (wall-clock
+    # seconds) the room was archived for having no player connected; an archived room is kept
+    # but never restored.
+    spectators: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    archived_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
 
 
 class EntryRow(Base):
@@ -145,10 +161,11 @@ class Storage:
                                                    EntryRow.match_no == match_no))
 
     async def unfinished_rooms(self) -> list[tuple[dict[str, Any], list[EntryRow]]]:
-        """Every room not finished, with its current match's steps in order."""
+        """Every live room (not archived), with its current match's steps in order."""
         out: list[tuple[dict[str, Any], list[EntryRow]]] = []
         async with self.sessions() as s:
-            rooms = (await s.execute(select(RoomRow).where(RoomRow.status != "closed"))).scalars()
+            rooms = (await s.execute(select(RoomRow).where(
+                RoomRow.status != "closed", RoomRow.archived_at.is_(None)))).scalars()
             for room in rooms:
                 entries = (await s.execute(
                     select(EntryRow).where(EntryRow.room_code == room.code,
