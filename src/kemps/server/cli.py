@@ -23,10 +23,15 @@ def register(app: typer.Typer) -> None:
         """Run the online table server: the page, the lobby API and the WebSocket tables."""
         import uvicorn
 
+        from kemps.errors import KempsError
         from kemps.server.app import create_app
         from kemps.server.settings import Settings
 
-        settings = Settings.from_env(host=host, port=port, database_url=database_url)
+        try:
+            settings = Settings.from_env(host=host, port=port, database_url=database_url)
+        except KempsError as err:
+            typer.echo(f"kemps serve: {err.message}", err=True)
+            raise typer.Exit(2) from None
         typer.echo(f"kemps server on http://{settings.host}:{settings.port}/  (database: "
                    f"{settings.database_url}; stop with Ctrl+C)")
         # No per-message compression: table updates are small, and deflating every frame costs
