@@ -64,3 +64,25 @@ def register_bench(app: typer.Typer) -> None:
         write_section(Path(out), "server", text)
         console.print(text, highlight=False)
         console.print(f"Written to {out}.")
+
+    @app.command("bench-startup")
+    def bench_startup(
+            out: Annotated[str, typer.Option(help="Markdown file to write the figures into "
+                                             "(its 'startup' section).")] = "docs/benchmarks.md",
+            live: Annotated[int, typer.Option(help="Live rooms stored (the cap).")] = 2000,
+            playing: Annotated[int, typer.Option(help="Of them, rooms mid-match.")] = 200,
+            archived: Annotated[int, typer.Option(help="Archived rooms stored.")] = 20_000,
+            repeats: Annotated[int, typer.Option(help="Starts timed per case.")] = 3,
+    ) -> None:
+        """Time the server's start on a database of live and archived rooms, and on the same rows
+        restored as before the limits (every room)."""
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.startup_bench import report, run_startup_benchmark
+
+        cases = run_startup_benchmark(live, playing, archived, repeats)
+        text = report(cases, live, playing, archived)
+        write_section(Path(out), "startup", text)
+        console.print(text, highlight=False)
+        console.print(f"Written to {out}.")
