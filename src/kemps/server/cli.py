@@ -73,6 +73,8 @@ def register_bench(app: typer.Typer) -> None:
             playing: Annotated[int, typer.Option(help="Of them, rooms mid-match.")] = 200,
             archived: Annotated[int, typer.Option(help="Archived rooms stored.")] = 20_000,
             repeats: Annotated[int, typer.Option(help="Starts timed per case.")] = 3,
+            before: Annotated[bool, typer.Option(help="Also time the start as before the limits "
+                                                 "(every room restored; slow).")] = True,
     ) -> None:
         """Time the server's start on a database of live and archived rooms, and on the same rows
         restored as before the limits (every room)."""
@@ -81,7 +83,7 @@ def register_bench(app: typer.Typer) -> None:
         from kemps.cli import console, write_section
         from kemps.server.startup_bench import report, run_startup_benchmark
 
-        cases = run_startup_benchmark(live, playing, archived, repeats)
+        cases = run_startup_benchmark(live, playing, archived, repeats, before)
         text = report(cases, live, playing, archived)
         write_section(Path(out), "startup", text)
         console.print(text, highlight=False)

@@ -161,18 +161,22 @@ class Storage:
                                                    EntryRow.match_no == match_no))
 
     async def unfinished_rooms(self) -> list[tuple[dict[str, Any], list[EntryRow]]]:
-        """Every live room (not archived), with its current match's steps in order."""
+        """Every live room (not archived), with its current match's steps in order. Two queries
+        in all, not one per room: start-up stays fast with thousands of rooms."""
         out: list[tuple[dict[str, Any], list[EntryRow]]] = []
+        live = (RoomRow.status != "closed", RoomRow.archived_at.is_(None))
         async with self.sessions() as s:
-            rooms = (await s.execute(select(RoomRow).where(
-                RoomRow.status != "closed", RoomRow.archived_at.is_(None)))).scalars()
+            rooms = (await s.execute(select(RoomRow).where(*live))).scalars().all()
+            steps: dict[str, list[EntryRow]] = {}
+            found = await s.execute(
+                select(EntryRow).join(RoomRow, (RoomRow.code == EntryRow.room_code)
+                                      & (RoomRow.match_no == EntryRow.match_no))
+                .where(*live).order_by(EntryRow.room_code, EntryRow.seq))
+            for entry in found.scalars():
+                steps.setdefault(entry.room_code, []).append(entry)
             for room in rooms:
-                entries = (await s.execute(
-                    select(EntryRow).where(EntryRow.room_code == room.code,
-                                           EntryRow.match_no == room.match_no)
-                    .order_by(EntryRow.seq))).scalars().all()
                 row = {c.name: getattr(room, c.name) for c in RoomRow.__table__.columns}
-                out.append((row, list(entries)))
+                out.append((row, steps.get(room.code, [])))
         return out
 
     async def save_match(self, code: str, match_no: int, rules: dict[str, Any], names: list[str],
