@@ -470,3 +470,21 @@ def test_settings_from_the_environment_and_refused_values(monkeypatch: pytest.Mo
         Settings(room_idle_s=float("nan"))
     assert {"too_many_rooms", "rooms_full", "room_archived", "spectators_full",
             "no_spectators", "connection_replaced", "flooding"} <= LIMIT_CODES
+
+
+def test_an_archived_code_is_never_given_to_a_new_room(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The join codes drawn are AAAAA, then AAAAA again: the second room gets the next code drawn,
+    before and after a restart (its archived row is in the database then)."""
+    import kemps.server.app as app_module
+
+    drawn = iter(["AAAAA", "AAAAA", "BBBBB", "AAAAA", "CCCCC"])
+    monkeypatch.setattr(app_module, "new_code", lambda: next(drawn))
+    url = sqlite_url(tmp_path)
+    with server_thread(url, room_idle_s=0.2) as srv, _client(srv) as c:
+        assert c.post("/api/rooms", json={"name": "Ann"}).json()["code"] == "AAAAA"
+        _wait_for(lambda: c.get("/api/rooms/AAAAA").status_code == 410)
+        assert c.post("/api/rooms", json={"name": "Ben"}).json()["code"] == "BBBBB"
+    with server_thread(url, room_idle_s=600.0) as srv, _client(srv) as c:
+        assert c.post("/api/rooms", json={"name": "Cy"}).json()["code"] == "CCCCC"
+        assert c.get("/api/rooms/AAAAA").json()["code"] == "room_archived"

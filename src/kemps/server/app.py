@@ -49,6 +49,7 @@ from kemps.server.storage import Storage, Writer
 
 STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("kemps.server")
+RECENTLY_ARCHIVED = 10_000
 
 
 class Server:
@@ -61,6 +62,9 @@ class Server:
         self.writer = Writer(self.storage)
         self.rooms: dict[str, Room] = {}
         self.limits = Limits(settings)
+        # Codes archived by this process, newest last (at most RECENTLY_ARCHIVED): answered
+        # room_archived and never reused even before the archived row is committed.
+        self.recently_archived: dict[str, None] = {}
         self._sweeper: asyncio.Task[None] | None = None
         # Called with (room, summary) whenever a room's match ends (e.g. the tournament desk).
         self.finish_listeners: list[Callable[[Room, dict[str, Any]], None]] = []
@@ -116,6 +120,9 @@ class Server:
         """Archive a room: out of memory, its connections closed (``room_archived``), its row
         marked archived (kept with its entries and matches; never restored)."""
         self.rooms.pop(room.code, None)
+        self.recently_archived[room.code] = None
+        while len(self.recently_archived) > RECENTLY_ARCHIVED:
+            del self.recently_archived[next(iter(self.recently_archived))]
         self.limits.forget(room)
         room.close()
         self.writer.room(limits.archived_row(room, self.clock()))
@@ -142,7 +149,8 @@ class Server:
         if room is not None:
             return room
         key = code.strip().upper()
-        if len(key) <= 16 and await limits.room_state(self.storage, key) == "archived":
+        if key in self.recently_archived or (
+                len(key) <= 16 and await limits.room_state(self.storage, key) == "archived"):
             raise ServerError("room_archived", limits.archived_message(key), 410)
         raise ServerError("no_such_room", f"There is no room {code!r}.", 404)
 
@@ -158,7 +166,8 @@ class Server:
         made = False
         try:
             code = new_code()
-            while code in self.rooms or await limits.room_state(self.storage, code) is not None:
+            while code in self.rooms or code in self.recently_archived or \
+                    await limits.room_state(self.storage, code) is not None:
                 code = new_code()
             room = self._adopt(Room(code, rules, self.settings, self.writer, self.clock))
             made = True
