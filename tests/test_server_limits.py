@@ -469,7 +469,8 @@ def test_settings_from_the_environment_and_refused_values(monkeypatch: pytest.Mo
     with pytest.raises(KempsError, match="room_idle_s"):
         Settings(room_idle_s=float("nan"))
     assert {"too_many_rooms", "rooms_full", "room_archived", "spectators_full",
-            "no_spectators", "connection_replaced", "flooding"} <= LIMIT_CODES
+            "no_spectators", "connection_replaced", "too_many_connections",
+            "flooding"} <= LIMIT_CODES
 
 
 def test_an_archived_code_is_never_given_to_a_new_room(tmp_path: Path,
@@ -488,3 +489,37 @@ def test_an_archived_code_is_never_given_to_a_new_room(tmp_path: Path,
     with server_thread(url, room_idle_s=600.0) as srv, _client(srv) as c:
         assert c.post("/api/rooms", json={"name": "Cy"}).json()["code"] == "CCCCC"
         assert c.get("/api/rooms/AAAAA").json()["code"] == "room_archived"
+
+
+def test_one_address_has_a_bounded_number_of_connections(tmp_path: Path) -> None:
+    """With ``address_connections=5``: five connections from one address to two rooms are held,
+    the sixth is refused ``too_many_connections`` (close 4429) and joins nothing; another address
+    still connects; once one closes, the address may open one again."""
+    with server_thread(sqlite_url(tmp_path), address_connections=5) as srv:
+        with _client(srv) as c:
+            rooms = [c.post("/api/rooms", json={"name": f"H{i}"}).json()["code"]
+                     for i in range(2)]
+
+        async def run() -> tuple[str, int | None, int, str]:
+            held = [await websockets.connect(f"{srv.ws}/ws/{rooms[i % 2]}") for i in range(5)]
+            for ws in held:
+                assert json.loads(await ws.recv())["type"] == "state"
+            extra = await websockets.connect(f"{srv.ws}/ws/{rooms[0]}")
+            refused = json.loads(await extra.recv())
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(extra.recv(), 10)
+            with httpx.Client(base_url=srv.url) as c2:
+                watching = sum(c2.get(f"/api/rooms/{r}").json()["spectators"]["watching"]
+                               for r in rooms)
+            other = await websockets.connect(f"{srv.ws}/ws/{rooms[0]}",
+                                             local_addr=(HOST_ADDRESS, 0))
+            assert json.loads(await other.recv())["type"] == "state"
+            await held[0].close()
+            await asyncio.sleep(0.3)
+            again = await websockets.connect(f"{srv.ws}/ws/{rooms[0]}")
+            first = json.loads(await again.recv())["type"]
+            for ws in (*held, other, again):
+                await ws.close()
+            return refused["code"], extra.close_code, watching, first
+
+        assert asyncio.run(run()) == ("too_many_connections", 4429, 5, "state")

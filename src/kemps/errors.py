@@ -58,7 +58,7 @@ REJECTION_CODES: frozenset[str] = frozenset({
 
 LIMIT_CODES: frozenset[str] = frozenset({
     "too_many_rooms", "rooms_full", "room_archived", "spectators_full", "no_spectators",
-    "connection_replaced", "flooding",
+    "connection_replaced", "too_many_connections", "flooding",
 })
 """The server's refusals of work beyond its limits (docs/protocol.md, "Limits"): stable; they go over
 the wire with a plain sentence, and the refused request changed nothing."""

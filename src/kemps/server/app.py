@@ -441,7 +441,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         finally:
             client_gone = True
             room.detach(conn)
-            server.limits.left(room)
+            server.limits.left(room, conn)
             conn.close()
             with contextlib.suppress(Exception):
                 await writer

@@ -20,6 +20,9 @@ The limits (their settings and defaults are in :mod:`kemps.server.settings` and 
   whose phone changed networks or who reloaded the page leaves half-open connections behind that
   the server cannot yet tell from live ones, and refusing the newest would lock the player out of
   their own seat until those time out.
+- **Connections per address**: at most ``address_connections`` live connections from one client
+  address to all rooms together (``too_many_connections``), so one address cannot take every
+  spectator place of every table.
 - **Message rate**: one token bucket per seat (shared by all its connections) and one per address
   for spectators (shared by all their connections), ``rate_per_s`` with ``rate_burst`` on top;
   beyond it a message is answered ``flooding`` and ignored.
@@ -46,7 +49,7 @@ MAX_TRACKED_ADDRESSES: Final = 10_000  # beyond this, refilled buckets are dropp
 CLOSE_NO_ROOM: Final = 4404
 CLOSE_ARCHIVED: Final = 4410
 CLOSE_NO_SPECTATORS: Final = 4403
-CLOSE_SPECTATORS_FULL: Final = 4429
+CLOSE_TRY_LATER: Final = 4429
 CLOSE_REPLACED: Final = 4409
 
 
@@ -162,6 +165,7 @@ class Limits:
         self.seats: dict[str, dict[int, tuple[str | None, TokenBucket]]] = {}
         self.idle_since: dict[str, float] = {}
         self.reserved = 0  # rooms being created (between the checks and the room existing)
+        self.connections: dict[str, int] = {}  # live (joined) connections per client address
 
     # == room creation =============================================================================
     def reserve_room(self, address: str | None, live: int) -> TokenBucket | None:
@@ -203,9 +207,15 @@ class Limits:
         close the oldest connections of the seat beyond ``seat_connections``.
 
         Raises:
-            LimitError: ``no_spectators`` (the host turned them off), ``spectators_full``;
-                nothing changed.
+            LimitError: ``too_many_connections`` (the address has its ``address_connections``),
+                ``no_spectators`` (the host turned them off), ``spectators_full``; nothing
+                changed.
         """
+        most = self.settings.address_connections
+        if self.connections.get(conn.address, 0) >= most:
+            raise LimitError("too_many_connections", f"Your address has {most} connections open "
+                             "to this server already; close some first.", 429,
+                             retry_after_s=30.0, close_code=CLOSE_TRY_LATER)
         if conn.seat is None:
             if not room.spectators_allowed:
                 raise LimitError("no_spectators", "The host does not allow spectators at this "
@@ -214,7 +224,7 @@ class Limits:
             if sum(1 for c in room.conns if c.seat is None and not c.closed) >= cap:
                 raise LimitError("spectators_full", f"This table has as many spectators as it "
                                  f"takes ({cap}); try again later.", 503,
-                                 retry_after_s=30.0, close_code=CLOSE_SPECTATORS_FULL)
+                                 retry_after_s=30.0, close_code=CLOSE_TRY_LATER)
             return
         cap = self.settings.seat_connections
         mine = sorted((c for c in room.conns if isinstance(c, LimitedConnection)
@@ -223,13 +233,19 @@ class Limits:
             old.end(CLOSE_REPLACED, "connection_replaced", f"Seat {conn.seat + 1} opened a newer "
                     f"connection; this one, its oldest of more than {cap}, is closed.")
 
-    def joined(self, room: Room, conn: Connection) -> None:
+    def joined(self, room: Room, conn: LimitedConnection) -> None:
         """A connection joined ``room`` (after :meth:`admit` and ``room.attach``)."""
+        self.connections[conn.address] = self.connections.get(conn.address, 0) + 1
         if conn.seat is not None:
             self.idle_since.pop(room.code, None)
 
-    def left(self, room: Room) -> None:
-        """A connection left ``room`` (after ``room.detach``)."""
+    def left(self, room: Room, conn: LimitedConnection) -> None:
+        """A connection that :meth:`joined` left ``room`` (after ``room.detach``)."""
+        left = self.connections.get(conn.address, 0) - 1
+        if left > 0:
+            self.connections[conn.address] = left
+        else:
+            self.connections.pop(conn.address, None)
         if room.code not in self.idle_since and not _has_player(room):
             self.idle_since[room.code] = self.clock()
 

@@ -12,7 +12,8 @@ second per seat (and per address for spectators) and the burst on top; ``KEMPS_R
 ``KEMPS_MAX_ROOMS`` (2000), live rooms in all; ``KEMPS_ROOM_IDLE_S`` (1800) and
 ``KEMPS_MATCH_IDLE_S`` (7200), seconds a room in the lobby (or after its match) and a room with an
 unfinished match may go with no player connected before it is archived; ``KEMPS_MAX_SPECTATORS``
-(50) per table; ``KEMPS_SEAT_CONNECTIONS`` (3) live connections per seat.
+(50) per table; ``KEMPS_SEAT_CONNECTIONS`` (3) live connections per seat;
+``KEMPS_ADDRESS_CONNECTIONS`` (200) live connections from one client address in all.
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ ENV_NUMBERS: Final[dict[str, str]] = {
     "max_rooms": "KEMPS_MAX_ROOMS", "room_idle_s": "KEMPS_ROOM_IDLE_S",
     "match_idle_s": "KEMPS_MATCH_IDLE_S", "max_spectators": "KEMPS_MAX_SPECTATORS",
     "seat_connections": "KEMPS_SEAT_CONNECTIONS",
+    "address_connections": "KEMPS_ADDRESS_CONNECTIONS",
 }
 # the smallest value each limit may take (a zero rate or idle time would stop the server working)
 MINIMUM: Final[dict[str, float]] = {
     "huddle_s": 0.0, "bot_huddle_s": 0.0, "rate_per_s": 0.1, "rate_burst": 1.0,
     "room_burst": 1.0, "rooms_per_min": 0.01, "max_rooms": 1.0, "room_idle_s": 0.1,
     "match_idle_s": 0.1, "max_spectators": 0.0, "seat_connections": 1.0,
+    "address_connections": 1.0,
 }
 
 
@@ -58,6 +61,7 @@ class Settings:
     with no player connected before it is archived; ``match_idle_s`` the same for a room whose
     match is on. ``max_spectators``: connections without a seat per table (0: none).
     ``seat_connections``: live connections per seat (the oldest is closed beyond it).
+    ``address_connections``: live connections from one client address, to all rooms together.
 
     Raises:
         SettingError: ``bad_setting`` for a value below its minimum (:data:`MINIMUM`) or not a
@@ -78,6 +82,7 @@ class Settings:
     match_idle_s: float = 7200.0
     max_spectators: int = 50
     seat_connections: int = 3
+    address_connections: int = 200
 
     def __post_init__(self) -> None:
         for name, low in MINIMUM.items():

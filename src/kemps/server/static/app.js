@@ -334,7 +334,7 @@ function connect() {
     // such room, this seat opened elsewhere (reconnecting would close that one), archived.
     const final = { 4403: "no spectators", 4404: "no such room", 4409: "open in another window", 4410: "archived" };
     if (final[ev.code]) { S.wsWanted = false; setConn(final[ev.code], "bad"); return; }
-    setConn(ev.code === 4429 ? "table full of spectators; trying again soon…" : "reconnecting…", "bad");
+    setConn(ev.code === 4429 ? "too many connections; trying again soon…" : "reconnecting…", "bad");
     S.retry = Math.min(S.retry + 1, 5);
     setTimeout(() => { if (S.ws === ws) connect(); }, ev.code === 4429 ? 15000 : 500 * S.retry);
   };
