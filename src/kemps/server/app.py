@@ -396,10 +396,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             await ws.close(code=limits.CLOSE_ARCHIVED if err.code == "room_archived"
                            else limits.CLOSE_NO_ROOM)
             return
+        # From here to room.attach nothing awaits: the room cannot be archived, nor its seats or
+        # its spectators change, between the checks and the connection joining.
         seat = room.seat_of(token)
-        if token and seat is None:
-            await ws.send_json(error_message("not_seated", "That token holds no seat in this "
-                                             "room; you are watching as a spectator."))
         conn = LimitedConnection(ws.send_text, seat, room.seats[seat].token_hash
                                  if seat is not None else None, client_address(ws))
         try:
@@ -408,6 +407,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             await ws.send_json(error_message(err.code, err.message))
             await ws.close(code=err.close_code)
             return
+        if token and seat is None:
+            conn.push(error_message("not_seated", "That token holds no seat in this room; you "
+                                    "are watching as a spectator."))
         client_gone = False
 
         async def write_then_close() -> None:
