@@ -14,3 +14,14 @@ def test_a_tiny_load_step_measures_latencies() -> None:
     assert 0 < r.p50_ms <= r.p99_ms <= r.max_ms
     text = report(results)
     assert "| 8 |" in text and "p99" in text
+
+
+def test_start_up_restores_only_the_live_rooms_of_a_full_database() -> None:
+    """Tiny sizes: with the limits only the live rooms (two mid-match, replayed) come back; as
+    before the limits, every stored room did."""
+    from kemps.server.startup_bench import report as startup_report
+    from kemps.server.startup_bench import run_startup_benchmark
+
+    cases = run_startup_benchmark(live=6, playing=2, archived=40, repeats=1)
+    assert [(c.stored, c.restored) for c in cases] == [(46, 6), (46, 46)]
+    assert "| 46 | 6 |" in startup_report(cases, 6, 2, 40)

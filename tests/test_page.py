@@ -266,6 +266,27 @@ def test_second_browser_joins_by_code_and_sees_gestures(browser: Browser,
             "scratches their nose")
 
 
+def test_the_host_turns_spectators_off_in_the_lobby(browser: Browser, tmp_path: Path) -> None:
+    """The lobby shows how many watch; the host unticks "Spectators may watch": the spectator's
+    page says why it was closed and stops reconnecting; the setting shows to everyone."""
+    with server_thread(sqlite_url(tmp_path)) as srv, new_page(browser) as host, \
+            new_page(browser) as watcher:
+        code = create_room(host, srv.url, "Alice")
+        box = host.get_by_label("Spectators may watch")
+        expect(box).to_be_checked()
+        watcher.goto(f"{srv.url}/room/{code}")
+        expect(watcher.locator("#lobby")).to_be_visible()
+        expect(watcher.get_by_label("Spectators may watch")).to_be_disabled()
+        expect(host.locator("#spectators-count")).to_have_text("1 watching (at most 50)")
+        box.uncheck()
+        expect(watcher.locator("#toast")).to_contain_text("turned spectators off")
+        expect(watcher.locator("#conn")).to_have_text("no spectators")
+        expect(host.locator("#spectators-count")).to_contain_text("only seated players")
+        assert httpx.get(f"{srv.url}/api/rooms/{code}").json()["spectators"]["allowed"] is False
+        watcher.wait_for_timeout(1500)  # it does not come back
+        expect(watcher.locator("#conn")).to_have_text("no spectators")
+
+
 def test_reload_keeps_the_seat(browser: Browser, tmp_path: Path) -> None:
     """The seat token lives in localStorage per room: a reload shows the same hand, still seated.
     A visitor by the shareable link watches as a spectator and sees no hand."""

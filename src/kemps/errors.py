@@ -56,6 +56,19 @@ REJECTION_CODES: frozenset[str] = frozenset({
 })
 
 
+LIMIT_CODES: frozenset[str] = frozenset({
+    "too_many_rooms", "rooms_full", "room_archived", "spectators_full", "no_spectators",
+    "connection_replaced", "too_many_connections", "flooding",
+})
+"""The server's refusals of work beyond its limits (docs/protocol.md, "Limits"): stable; they go over
+the wire with a plain sentence, and the refused request changed nothing."""
+
+
+class SettingError(KempsError, ValueError):
+    """A server setting (an argument or a ``KEMPS_*`` environment variable) that is not a number
+    or below its minimum (code ``bad_setting``); the server does not start."""
+
+
 class RecordError(KempsError, ValueError):
     """A match record that cannot be read or replayed (code ``bad_record``)."""
 

@@ -4,10 +4,11 @@ Routes (see docs/protocol.md): ``GET /`` the page; ``GET /history`` the finished
 ``GET /api/presets``; ``GET /api/protocol.json`` (the WebSocket messages as JSON Schema);
 ``POST /api/rooms``; ``GET /api/rooms/{code}``; ``POST
 /api/rooms/{code}/seats``; ``POST /api/rooms/{code}/bots``; ``DELETE /api/rooms/{code}/seats/{seat}``;
-``PUT /api/rooms/{code}/rules``; ``POST /api/rooms/{code}/start``; ``GET /api/history``; ``GET
-/api/history/{id}``; ``WS /ws/{code}?token=...``. Bodies are the models of
-:mod:`kemps.server.bodies`; refusals the one body of :mod:`kemps.server.api`; ``/openapi.json``
-and ``/docs`` describe them all.
+``PUT /api/rooms/{code}/rules``; ``PUT /api/rooms/{code}/spectators``; ``POST
+/api/rooms/{code}/start``; ``GET /api/history``; ``GET /api/history/{id}``; ``WS
+/ws/{code}?token=...``. Bodies are the models of :mod:`kemps.server.bodies`; refusals the one body
+of :mod:`kemps.server.api`; ``/openapi.json`` and ``/docs`` describe them all. The limits on what a
+client may make the server do are in :mod:`kemps.server.limits`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -29,7 +31,7 @@ from fastapi.staticfiles import StaticFiles
 from kemps.errors import KempsError
 from kemps.gestures import PALETTE
 from kemps.rules import MAX_PAIRS, PRESET_NOTES, PRESETS, RuleSet, option_schema, preset_names
-from kemps.server import desk
+from kemps.server import desk, limits
 from kemps.server.answers import (
     HistoryAnswer,
     JoinedAnswer,
@@ -39,13 +41,13 @@ from kemps.server.answers import (
     answer,
 )
 from kemps.server.api import SafeJSONResponse, errors, install_error_handlers
-from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody
+from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody, SpectatorsBody
+from kemps.server.limits import FrameGate, LimitedConnection, LimitError, Limits
 from kemps.server.protocol import (
     PROTOCOL_VERSION,
     ActionMessage,
     PingMessage,
     ProtocolError,
-    RateLimit,
     ReadyMessage,
     SyncMessage,
     TableTalkMessage,
@@ -55,7 +57,6 @@ from kemps.server.protocol import (
 )
 from kemps.server.room import (
     STORAGE_WAIT_MESSAGES,
-    Connection,
     Room,
     ServerError,
     bot_levels,
@@ -70,6 +71,7 @@ log = logging.getLogger("kemps.server")
 CLOCK_EVERY_S = 1.0  # how often a playing table's clock is stored (a kill loses at most this)
 LOBBY_COMMIT_WAIT_S = 10.0  # a lobby request waits this long for its change to be committed
 STOP_WRITE_S = 5.0  # at shutdown, how long the writer may take for what is queued
+RECENTLY_ARCHIVED = 10_000
 
 
 class Server:
@@ -85,6 +87,11 @@ class Server:
         self.writer = Writer(self.storage, on_health=self._storage_health)
         self.rooms: dict[str, Room] = {}
         self._clock_task: asyncio.Task[None] | None = None
+        self.limits = Limits(settings)
+        # Codes archived by this process, newest last (at most RECENTLY_ARCHIVED): answered
+        # room_archived and never reused even before the archived row is committed.
+        self.recently_archived: dict[str, None] = {}
+        self._sweeper: asyncio.Task[None] | None = None
         # Called with (room, summary) whenever a room's match ends (e.g. the tournament desk).
         self.finish_listeners: list[Callable[[Room, dict[str, Any]], None]] = []
 
@@ -123,11 +130,16 @@ class Server:
     def _adopt(self, room: Room) -> Room:
         room.on_finished = self._finished
         self.rooms[room.code] = room
+        self.limits.track(room)
         return room
 
     async def start(self) -> None:
-        """Migrate the database, restore every unfinished room, start the writer."""
+        """Migrate the database, restore every live room (not archived; at most ``max_rooms``, the
+        most recently used), start the writer and the sweep for idle rooms."""
         await self.storage.start()
+        surplus = await limits.archive_surplus(self.storage, self.settings.max_rooms, self.clock())
+        if surplus:
+            log.warning("archived %d rooms beyond max_rooms=%d", surplus, self.settings.max_rooms)
         self.writer.start()
         # Latency: the objects made at start-up (modules, migrations, the app) never need a
         # collection again, and a young generation of 10,000 keeps full collections (which stop
@@ -146,12 +158,39 @@ class Server:
                 continue
             self._adopt(room).resume()
         self._clock_task = asyncio.create_task(self._store_clocks())
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    async def _sweep(self) -> None:
+        """Archive the rooms that have had no player connected for too long."""
+        while True:
+            await asyncio.sleep(self.limits.sweep_every_s)
+            try:
+                for room in self.limits.due(list(self.rooms.values())):
+                    self.archive(room)
+                self.limits.prune()
+            except Exception:  # the sweep must go on
+                log.exception("idle-room sweep failed")
+
+    def archive(self, room: Room) -> None:
+        """Archive a room: out of memory, its connections closed (``room_archived``), its row
+        marked archived (kept with its entries and matches; never restored)."""
+        self.rooms.pop(room.code, None)
+        self.recently_archived[room.code] = None
+        while len(self.recently_archived) > RECENTLY_ARCHIVED:
+            del self.recently_archived[next(iter(self.recently_archived))]
+        self.limits.forget(room)
+        room.close()
+        self.writer.room(limits.archived_row(room, self.clock()))
 
     async def stop(self) -> None:
-        """Stop timers, store every table's clock, write everything queued (at most STOP_WRITE_S
-        seconds: what storage could not take was never acknowledged), close the database."""
-        if self._clock_task is not None:
-            self._clock_task.cancel()
+        """Stop timers and the idle-room sweep, store every table's clock, write everything
+        queued (at most STOP_WRITE_S seconds: what storage could not take was never
+        acknowledged), close the database."""
+        for task in (self._clock_task, self._sweeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for room in self.rooms.values():
             room.close()
             if room.status == "playing" and not room.paused:
@@ -160,19 +199,42 @@ class Server:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.storage.close(), STOP_WRITE_S)
 
-    def room(self, code: str) -> Room:
-        """The room with that join code. Raises ServerError ``no_such_room`` (404)."""
-        room = self.rooms.get(code.strip().upper())
-        if room is None:
-            raise ServerError("no_such_room", f"There is no room {code!r}.", 404)
-        return room
+    async def open_room(self, code: str) -> Room:
+        """The live room with that join code.
 
-    def create_room(self, rules: RuleSet) -> Room:
-        """A new room with a fresh join code."""
-        code = new_code()
-        while code in self.rooms:
+        Raises:
+            ServerError: ``room_archived`` (410) for a room archived as idle, ``no_such_room``
+                (404).
+        """
+        room = self.rooms.get(code.strip().upper())
+        if room is not None:
+            return room
+        key = code.strip().upper()
+        if key in self.recently_archived or (
+                len(key) <= 16 and await limits.room_state(self.storage, key) == "archived"):
+            raise ServerError("room_archived", limits.archived_message(key), 410)
+        raise ServerError("no_such_room", f"There is no room {code!r}.", 404)
+
+    async def create_room(self, rules: RuleSet, address: str | None = None) -> Room:
+        """A new room with a fresh join code (never one a stored room has had).
+
+        ``address`` is the client's, for the per-address limit (None: not limited per address).
+
+        Raises:
+            LimitError: ``rooms_full``, ``too_many_rooms`` (:meth:`Limits.reserve_room`).
+        """
+        bucket = self.limits.reserve_room(address, len(self.rooms))
+        made = False
+        try:
             code = new_code()
-        return self._adopt(Room(code, rules, self.settings, self.writer, self.clock))
+            while code in self.rooms or code in self.recently_archived or \
+                    await limits.room_state(self.storage, code) is not None:
+                code = new_code()
+            room = self._adopt(Room(code, rules, self.settings, self.writer, self.clock))
+            made = True
+            return room
+        finally:
+            self.limits.made(bucket, made)
 
 
 API_DESCRIPTION = """The table server's JSON API (docs/protocol.md): rooms, seats, bots, rules, the
@@ -192,6 +254,12 @@ JOINED = {name: {"operationId": name, "parameters": {
 JOINED["clear_seat"] = {"operationId": "clear_seat", "parameters": {
     "code": "$response.body#/code", "seat": "$response.body#/seat",
     "header.authorization": "Bearer {$response.body#/token}"}}
+
+
+def client_address(request: Request | WebSocket) -> str:
+    """The client's address (what the per-address limits count; behind a proxy on this machine,
+    uvicorn takes it from ``X-Forwarded-For``)."""
+    return request.client.host if request.client is not None else ""
 
 
 def _token(authorization: str | None) -> str | None:
@@ -222,7 +290,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     @app.exception_handler(KempsError)
     async def kemps_error(_: Request, err: KempsError) -> JSONResponse:
         status = err.status if isinstance(err, ServerError) else 400
-        return SafeJSONResponse(err.to_dict(), status_code=status)
+        headers = None
+        if isinstance(err, LimitError) and err.retry_after_s is not None:
+            headers = {"Retry-After": str(max(1, math.ceil(err.retry_after_s)))}
+        return SafeJSONResponse(err.to_dict(), status_code=status, headers=headers)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(desk.router)  # the scorekeeper and the tournament desk (/score, /tournament)
@@ -259,13 +330,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         return protocol_json_schema()
 
     @app.post("/api/rooms", status_code=201, response_model=None,
-              responses=errors(400, 409) | answer(JoinedAnswer, 201, links=JOINED))
-    async def create_room(body: CreateBody) -> dict[str, Any]:
-        """Create a room; the creator takes seat 0 and hosts. Returns code, seat and token."""
+              responses=errors(400, 409, 429, 503) | answer(JoinedAnswer, 201, links=JOINED))
+    async def create_room(body: CreateBody, request: Request) -> dict[str, Any]:
+        """Create a room; the creator takes seat 0 and hosts. Returns code, seat and token.
+        Refused ``too_many_rooms`` (429) or ``rooms_full`` (503), with ``Retry-After``."""
         problem = server.writer.refusal()
         if problem is not None:
             raise ServerError(problem, STORAGE_WAIT_MESSAGES[problem], 503)
-        room = server.create_room(body.rule_set())
+        rules = body.rule_set()  # a bad rule set is refused before it costs a room
+        room = await server.create_room(rules, client_address(request))
         token = room.take_seat(0, body.name)
         room.host_seat = 0
         await server.durable()
@@ -275,13 +348,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
              responses=errors(404) | answer(RoomAnswer))
     async def get_room(code: RoomCode) -> dict[str, Any]:
         """The room's public state (seats, rules, status)."""
-        return server.room(code).public()
+        return (await server.open_room(code)).public()
 
     @app.post("/api/rooms/{code}/seats", response_model=None,
               responses=errors(400, 404, 409) | answer(JoinedAnswer, links=JOINED))
     async def take_seat(code: RoomCode, body: SeatBody) -> dict[str, Any]:
         """Sit down; the token returned is the only way to act for that seat."""
-        room = server.room(code)
+        room = await server.open_room(code)
         token = room.take_seat(body.seat, body.name)
         await server.durable()
         return {"code": room.code, "seat": body.seat, "token": token, "room": room.public()}
@@ -291,7 +364,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def add_bot(code: RoomCode, body: BotBody, authorization: Authorization = None
                       ) -> dict[str, Any]:
         """(Host) seat a bot at ``seat``, or at every open seat (``fill``); the room."""
-        room = server.room(code)
+        room = await server.open_room(code)
         room.require_host(_token(authorization))
         if body.fill:
             room.fill_with_bots(body.level)
@@ -307,7 +380,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def clear_seat(code: RoomCode, seat: Annotated[int, Path(ge=0, le=11)],
                          authorization: Authorization = None) -> dict[str, Any]:
         """(Host, or the seat itself) clear a seat; the room."""
-        room = server.room(code)
+        room = await server.open_room(code)
         who = room.require_seat(_token(authorization))
         if who != room.host_seat and who != seat:
             raise ServerError("not_host", "Only the host may clear someone else's seat.", 403)
@@ -320,9 +393,22 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def set_rules(code: RoomCode, body: RulesBody, authorization: Authorization = None
                         ) -> dict[str, Any]:
         """(Host, in the lobby) change the preset and options; the room."""
-        room = server.room(code)
+        room = await server.open_room(code)
         room.require_host(_token(authorization))
         room.set_rules(body.rule_set())
+        await server.durable()
+        return room.public()
+
+    @app.put("/api/rooms/{code}/spectators", response_model=None,
+             responses=errors(400, 403, 404, 410) | answer(RoomAnswer))
+    async def set_spectators(code: RoomCode, body: SpectatorsBody,
+                             authorization: Authorization = None) -> dict[str, Any]:
+        """(Host) let spectators watch or not; turning them off closes those watching."""
+        room = await server.open_room(code)
+        room.require_host(_token(authorization))
+        room.set_spectators(body.allowed)
+        if not body.allowed and server.limits.end_spectators(room):
+            room.broadcast_room()
         await server.durable()
         return room.public()
 
@@ -331,7 +417,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def start(code: RoomCode, authorization: Authorization = None) -> dict[str, Any]:
         """Start the match, or a rematch with the same pairs (any seated player may ask for a
         rematch once the match is over)."""
-        room = server.room(code)
+        room = await server.open_room(code)
         seat = room.require_seat(_token(authorization))
         if room.status == "lobby" and seat != room.host_seat:
             raise ServerError("not_host", "Only the host starts the match.", 403)
@@ -343,10 +429,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         HistoryAnswer, links={"history_match": {"operationId": "history_match", "parameters": {
             "match_id": "$response.body#/matches/0/id"}}}))
     async def history(limit: Annotated[int, Query(description="at most this many (1 to 500; "
-                                                  "others are brought into that range)")] = 100
+                                                  "others are brought into that range)")] = 100,
+                      room: Annotated[str | None, Query(max_length=16, description="only this "
+                                                        "room's (archived or not)")] = None,
                       ) -> dict[str, Any]:
-        """Finished matches, newest first."""
-        return {"matches": await server.storage.history(max(1, min(limit, 500)))}
+        """Finished matches, newest first (``room``: of that room only, archived or not)."""
+        limit = max(1, min(limit, 500))
+        if room is not None:
+            return {"matches": await limits.room_history(server.storage, room.strip().upper(),
+                                                         limit)}
+        return {"matches": await server.storage.history(limit)}
 
     @app.get("/api/history/{match_id}", response_model=None,
              responses=errors(404) | answer(MatchAnswer))
@@ -368,20 +460,38 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def socket(ws: WebSocket, code: str, token: str | None = None) -> None:
         await ws.accept()
         try:
-            room = server.room(code)
+            room = await server.open_room(code)
         except ServerError as err:
             await ws.send_json(error_message(err.code, err.message))
-            await ws.close(code=4404)
+            await ws.close(code=limits.CLOSE_ARCHIVED if err.code == "room_archived"
+                           else limits.CLOSE_NO_ROOM)
             return
+        # From here to room.attach nothing awaits: the room cannot be archived, nor its seats or
+        # its spectators change, between the checks and the connection joining.
         seat = room.seat_of(token)
+        conn = LimitedConnection(ws.send_text, seat, room.seats[seat].token_hash
+                                 if seat is not None else None, client_address(ws))
+        try:
+            server.limits.admit(room, conn)  # may close the seat's oldest connection
+        except LimitError as err:
+            await ws.send_json(error_message(err.code, err.message))
+            await ws.close(code=err.close_code)
+            return
         if token and seat is None:
-            await ws.send_json(error_message("not_seated", "That token holds no seat in this "
-                                             "room; you are watching as a spectator."))
-        conn = Connection(ws.send_text, seat, room.seats[seat].token_hash if seat is not None
-                          else None)
-        writer = asyncio.create_task(conn.writer())
+            conn.push(error_message("not_seated", "That token holds no seat in this room; you "
+                                    "are watching as a spectator."))
+        client_gone = False
+
+        async def write_then_close() -> None:
+            await conn.writer()
+            if not client_gone:  # the server ended it (a limit, too slow, archived): say so
+                with contextlib.suppress(Exception):
+                    await ws.close(code=conn.close_code)
+
+        writer = asyncio.create_task(write_then_close())
         room.attach(conn)
-        limit = RateLimit(server.settings.rate_per_s, server.settings.rate_burst)
+        server.limits.joined(room, conn)
+        limit = server.limits.gate(room, conn)
         try:
             while not conn.closed:
                 frame = await ws.receive()
@@ -401,7 +511,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         except WebSocketDisconnect:
             pass
         finally:
+            client_gone = True
             room.detach(conn)
+            server.limits.left(room, conn)
             conn.close()
             with contextlib.suppress(Exception):
                 await writer
@@ -409,11 +521,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     return app
 
 
-def handle_frame(room: Room, conn: Connection, limit: RateLimit, raw: str) -> None:
+def handle_frame(room: Room, conn: LimitedConnection, limit: FrameGate, raw: str) -> None:
     """Validate and act on one client frame; every problem is answered, nothing else changes."""
     if not limit.allow():
-        conn.push(error_message("flooding", "Too many messages; slow down (this one was "
-                                "ignored)."))
+        conn.push(error_message("flooding", "Too many messages from your seat (all its "
+                                "connections together; spectators: from your address); slow "
+                                "down (this one was ignored)."))
         return
     ref: int | None = None
     try:

@@ -136,6 +136,13 @@ class SeatBody(BaseModel):
     name: Name
 
 
+class SpectatorsBody(BaseModel):
+    """Let spectators watch or not: ``{"allowed": false}``."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"allowed": False}]})
+    allowed: bool
+
+
 class BotBody(BaseModel):
     """Seat a bot, or fill every open seat: ``{"seat": 1, "level": "simple"}`` /
     ``{"fill": true}``."""

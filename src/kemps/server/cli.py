@@ -29,11 +29,16 @@ def register(app: typer.Typer) -> None:
         """Run the online table server: the page, the lobby API and the WebSocket tables."""
         import uvicorn
 
+        from kemps.errors import KempsError
         from kemps.server.app import create_app
         from kemps.server.protocol import MAX_FRAME_BYTES
         from kemps.server.settings import Settings
 
-        settings = Settings.from_env(host=host, port=port, database_url=database_url)
+        try:
+            settings = Settings.from_env(host=host, port=port, database_url=database_url)
+        except KempsError as err:
+            typer.echo(f"kemps serve: {err.message}", err=True)
+            raise typer.Exit(2) from None
         typer.echo(f"kemps server on http://{settings.host}:{settings.port}/  (database: "
                    f"{settings.database_url}; stop with Ctrl+C)")
         # No per-message compression: table updates are small, and deflating every frame costs
@@ -71,6 +76,30 @@ def register_bench(app: typer.Typer) -> None:
         results = run_server_benchmark(counts, seconds, database_url=database_url)
         text = report(results)
         write_section(Path(out), "server", text)
+        console.print(text, highlight=False)
+        console.print(f"Written to {out}.")
+
+    @app.command("bench-startup")
+    def bench_startup(
+            out: Annotated[str, typer.Option(help="Markdown file to write the figures into "
+                                             "(its 'startup' section).")] = "docs/benchmarks.md",
+            live: Annotated[int, typer.Option(help="Live rooms stored (the cap).")] = 2000,
+            playing: Annotated[int, typer.Option(help="Of them, rooms mid-match.")] = 200,
+            archived: Annotated[int, typer.Option(help="Archived rooms stored.")] = 20_000,
+            repeats: Annotated[int, typer.Option(help="Starts timed per case.")] = 3,
+            before: Annotated[bool, typer.Option(help="Also time the start as before the limits "
+                                                 "(every room restored; slow).")] = True,
+    ) -> None:
+        """Time the server's start on a database of live and archived rooms, and on the same rows
+        restored as before the limits (every room)."""
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.startup_bench import report, run_startup_benchmark
+
+        cases = run_startup_benchmark(live, playing, archived, repeats, before)
+        text = report(cases, live, playing, archived)
+        write_section(Path(out), "startup", text)
         console.print(text, highlight=False)
         console.print(f"Written to {out}.")
 

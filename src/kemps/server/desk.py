@@ -576,9 +576,9 @@ async def match_sheet(tournament_id: TournamentId, match_id: MatchId, desk: Desk
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/room",
-             response_model=None, responses=errors(400, 404, 409) | answer(OnlineAnswer))
-async def play_online(tournament_id: TournamentId, match_id: MatchId, desk: DeskDep
-                      ) -> dict[str, Any]:
+             response_model=None, responses=errors(400, 404, 409, 429, 503) | answer(OnlineAnswer))
+async def play_online(tournament_id: TournamentId, match_id: MatchId, request: Request,
+                      desk: DeskDep) -> dict[str, Any]:
     """Play a scheduled match online: a room under the match's rules, linked to the match (an
     open room already linked to it is given again). Raises ``no_such_match``, ``match_decided``
     (409)."""
@@ -595,7 +595,8 @@ async def play_online(tournament_id: TournamentId, match_id: MatchId, desk: Desk
             if link["match_id"] == m.id and link["status"] == "playing" and room is not None \
                     and room.status != "finished":
                 return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}
-        room = desk.server.create_room(t.match_rules(m.id))
+        room = await desk.server.create_room(
+            t.match_rules(m.id), request.client.host if request.client is not None else "")
         room.rules_locked = True  # whoever sits first hosts, but may not change the match's rules
         link = await db.link_room(desk.storage, tournament_id, m.id, room.code)
     return {"code": room.code, "url": f"/room/{room.code}", "link": link, **teams}

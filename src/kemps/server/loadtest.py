@@ -62,7 +62,10 @@ class _Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kemps", "serve", "--port", str(self.port), "--database-url",
              database_url or f"sqlite+aiosqlite:///{db}"], stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env={**os.environ})
+            stderr=subprocess.DEVNULL,
+            # one client address makes every room of the load: lift the per-address limit
+            env={**os.environ, "KEMPS_ROOM_BURST": "100000", "KEMPS_MAX_ROOMS": "100000",
+                 "KEMPS_ADDRESS_CONNECTIONS": "100000"})
 
     def wait(self) -> None:
         import httpx

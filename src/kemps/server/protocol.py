@@ -3,13 +3,13 @@
 A client connects to ``/ws/{code}?token=TOKEN`` (no token: a spectator) and sends JSON objects of at
 most :data:`MAX_MESSAGE_BYTES` bytes. Malformed, oversized, out-of-place or flooding messages are
 answered with ``{"type": "error", "code": ..., "message": ...}`` and change nothing; the connection
-stays open.
+stays open. The message rate is limited per seat (not per connection) by
+:mod:`kemps.server.limits`.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -21,8 +21,6 @@ PROTOCOL_VERSION: Final = 1
 MAX_MESSAGE_BYTES: Final = 4096
 # Frames above this are not even read: the WebSocket layer closes the connection (code 1009).
 MAX_FRAME_BYTES: Final = 64 * 1024
-RATE_PER_S: Final = 20.0  # sustained messages a second per connection
-RATE_BURST: Final = 40.0  # and the burst allowed on top
 
 
 class ProtocolError(KempsError):
@@ -214,24 +212,6 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_message", f"{kind} message, field {where}: {first['msg']}.") \
             from None
     return message
-
-
-class RateLimit:
-    """A token bucket per connection: ``allow()`` is False when the client floods."""
-
-    def __init__(self, rate: float = RATE_PER_S, burst: float = RATE_BURST) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 def error_message(code: str, message: str, ref: int | None = None) -> dict[str, Any]:

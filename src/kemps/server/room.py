@@ -189,6 +189,8 @@ class Room:
         self._held: deque[tuple[int, Connection, str]] = deque()
         self._frozen_at: float | None = None  # table time while paused (storage unavailable)
         self._last_t = 0.0  # table time of the last step applied
+        # The host may turn spectators off (kemps.server.limits enforces it and their number).
+        self.spectators_allowed = True
 
     # == clock =====================================================================================
     def now(self) -> float:
@@ -364,6 +366,12 @@ class Room:
             self.host_seat = 0
         self._lobby_changed()
 
+    def set_spectators(self, allowed: bool) -> None:
+        """The host lets spectators watch, or not (the server then closes those watching)."""
+        self.spectators_allowed = bool(allowed)
+        self._save_room()
+        self.broadcast_room()
+
     def _check_seat_index(self, seat: int) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise ServerError("no_such_seat", f"Seats are numbered 0 to {len(self.seats) - 1}.")
@@ -401,6 +409,9 @@ class Room:
                       for i, s in enumerate(self.seats)],
             "deal_at": self._deal_at,
             "now": self.now(),
+            "spectators": {"allowed": self.spectators_allowed,
+                           "watching": sum(1 for c in self.conns if c.seat is None),
+                           "max": self.settings.max_spectators},
         }
 
     def state_for(self, seat: int | None) -> dict[str, Any]:
@@ -694,7 +705,8 @@ class Room:
                 "seats": [s.to_row() for s in self.seats], "host_seat": self.host_seat,
                 "match_no": self.match_no, "first_dealer": self.first_dealer,
                 "epoch": self.epoch, "table_time": self.now(), "deal_at": self._deal_at,
-                "last_match_id": self.last_match_id}
+                "last_match_id": self.last_match_id, "spectators": self.spectators_allowed,
+                "archived_at": None}
 
     def _save_room(self) -> None:
         if self.status == "broken":  # its stored row stays as it was, for the operator
@@ -724,6 +736,7 @@ class Room:
         room.match_no = row["match_no"]
         room.first_dealer = row["first_dealer"]
         room.last_match_id = row.get("last_match_id")
+        room.spectators_allowed = bool(row.get("spectators", True))
         if room.status == "playing":
             rec = Recorder(rules, [s.name for s in room.seats], room.first_dealer,
                            meta={"room": room.code, "match_no": room.match_no})

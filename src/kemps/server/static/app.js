@@ -272,6 +272,7 @@ function wireStatic() {
   $("fill-bots").addEventListener("click", () => hostCall("POST", "bots", { fill: true, level: botLevel() }));
   $("start-match").addEventListener("click", () => hostCall("POST", "start"));
   $("rematch").addEventListener("click", () => hostCall("POST", "start"));
+  $("spectators-allowed").addEventListener("change", () => hostCall("PUT", "spectators", { allowed: $("spectators-allowed").checked }));
   $("lobby-preset").addEventListener("change", () => putRules({ preset: $("lobby-preset").value, pairs: rules().pairs }));
   $("lobby-pairs-select").addEventListener("change", () => {
     putRules({ ...rulesBody(), pairs: Number($("lobby-pairs-select").value) });
@@ -339,11 +340,15 @@ function connect() {
   setConn("connecting…");
   ws.onopen = () => { S.retry = 0; setConn("connected", "ok"); };
   ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));
-  ws.onclose = () => {
+  ws.onclose = (ev) => {
     if (S.ws !== ws || !S.wsWanted) return;
-    setConn("reconnecting…", "bad");
+    // Closed by the server for good (the error message before it says why): no spectators, no
+    // such room, this seat opened elsewhere (reconnecting would close that one), archived.
+    const final = { 4403: "no spectators", 4404: "no such room", 4409: "open in another window", 4410: "archived" };
+    if (final[ev.code]) { S.wsWanted = false; setConn(final[ev.code], "bad"); return; }
+    setConn(ev.code === 4429 ? "too many connections; trying again soon…" : "reconnecting…", "bad");
     S.retry = Math.min(S.retry + 1, 5);
-    setTimeout(() => { if (S.ws === ws) connect(); }, 500 * S.retry);
+    setTimeout(() => { if (S.ws === ws) connect(); }, ev.code === 4429 ? 15000 : 500 * S.retry);
   };
 }
 function setConn(text, cls = "") { const c = $("conn"); c.textContent = text; c.className = `conn ${cls}`; }
@@ -613,6 +618,11 @@ function renderLobby() {
   const open = room.seats.filter((s) => s.kind === "open").length;
   $("start-match").disabled = open > 0;
   $("fill-bots").disabled = open === 0;
+  const sp = room.spectators || { allowed: true, watching: 0, max: 0 };
+  $("spectators-allowed").checked = sp.allowed;
+  $("spectators-allowed").disabled = !host;
+  $("spectators-count").textContent = sp.allowed ? `${sp.watching} watching (at most ${sp.max})` :
+    host ? "only seated players can open the table" : "the host allows no spectators";
   const hostName = room.seats[room.host_seat] ? room.seats[room.host_seat].name : "the host";
   $("lobby-wait").textContent = room.status !== "lobby" ? "The match is on; loading the table…" :
     host ? (open ? `${open} open seat${open > 1 ? "s" : ""}: wait for friends (share the link) or fill them with bots.` : "Every seat is filled: start when you are ready.")
