@@ -138,14 +138,17 @@ def swap_by_clicks(page: Page, how: str = "clicks") -> tuple[str, str]:
 
 def assert_no_hidden_cards(page: Page) -> None:
     """Every card in the DOM is the player's own, in the middle, or revealed by the rules."""
-    shown = set(page.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
-    view = page.evaluate("() => S.view")
+    # One evaluation, so that the DOM and the view are read at the same moment (an update
+    # arriving between two reads would make the middle differ).
+    seen = page.evaluate("() => ({cards: [...document.querySelectorAll('[data-card]')]"
+                         ".map((e) => e.dataset.card), faces: document.querySelectorAll("
+                         "'#seats .card.face').length, view: S.view})")
+    shown, view = set(seen["cards"]), seen["view"]
     allowed = set(view["hand"]) | {c for c in view["middle"] if c}
     for cs in view["revealed"].values():
         allowed |= set(cs)
     assert shown <= allowed, shown - allowed
-    assert page.locator("#seats .card.face").count() == sum(
-        len(c) for c in view["revealed"].values())
+    assert seen["faces"] == sum(len(c) for c in view["revealed"].values())
 
 
 def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
