@@ -86,7 +86,7 @@ CLUB: Final = Level(
     decoy_swaps=0.0, stall_factor=2.5)
 SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
-    inference="full", stop_threshold=0.45, counting=True, helps_partner=True,
+    inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
     decoy_swaps=0.25, stall_factor=2.0)
 

@@ -67,6 +67,7 @@ from kemps.views import SeatView
 RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
 STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap something anyway
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
+MISSED_CALL: Final = 0.9  # the chance that a signaller's partner sees the signal and calls
 
 
 class KempsBot(FollowsCards):
@@ -117,6 +118,7 @@ class KempsBot(FollowsCards):
         self.planned_object = False
         self.last_call: Called | None = None
         self.shown_four: list[int] = []
+        self.last_belief = 0.0
 
     # -- small helpers -------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -289,14 +291,54 @@ class KempsBot(FollowsCards):
             return []
         if self.rng.random() >= lv.attention_opponents:
             return []
-        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
-        if belief < lv.stop_threshold:
-            return []
         call = self._stop_call(e.seat)
         if call is None:
             return []
+        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
+        if belief < self._stop_threshold(e.seat % self.pairs):
+            return []
         self.planned_call = "stop"
+        self.last_belief = belief
         return [Plan(self._react(), call, "call")]
+
+    def _stake(self, award: tuple[tuple[int, int], ...]) -> float:
+        """What ``award`` is worth to our pair, in letters (or points) against the average other
+        pair; a letter that would put a pair out counts three."""
+        r = self.rules
+        letters = r.scoring == "letters"
+        limit = r.losing_letters if letters else r.target
+        worth = [0.0] * self.pairs
+        for p, amount in award:
+            final = self.scores[p] + amount >= limit if limit else False
+            worth[p] += amount * (3.0 if final else 1.0)
+        others = sum(worth[p] for p in range(self.pairs) if p != self.pair) / max(1,
+                                                                                self.pairs - 1)
+        value = worth[self.pair] - others
+        return -value if letters else value
+
+    def _stop_threshold(self, on_pair: int) -> float:
+        """The chance of being right above which Stop Kemps on ``on_pair`` is worth calling
+        (``full`` inference; other levels use their fixed ``stop_threshold``).
+
+        Expected worth of calling: p * right + (1 - p) * wrong; of keeping quiet: p * q * missed
+        (the signaller's partner calls Kemps, q = the chance it notices). Call when
+        p >= -wrong / (right - q * missed - wrong), never below the level's ``stop_threshold``.
+        """
+        lv = self.level
+        if lv.inference != "full":
+            return lv.stop_threshold
+        from kemps.scoring import call_award
+
+        r = self.rules
+        letters_to = (on_pair + 1) % self.pairs  # the pair on the Kemps caller's left
+        right = self._stake(call_award(r, self.pair, "stop", on_pair, True))
+        wrong = self._stake(call_award(r, self.pair, "stop", on_pair, False))
+        missed = self._stake(call_award(r, on_pair, "kemps", on_pair, True,
+                                        letters_to=letters_to))
+        denom = right - MISSED_CALL * missed - wrong
+        if denom <= 0.0 or wrong >= 0.0:
+            return lv.stop_threshold
+        return max(lv.stop_threshold, -wrong / denom)
 
     def _stop_call(self, signaller: int) -> Call | None:
         r = self.rules
