@@ -12,7 +12,7 @@ from kemps.actions import Action, AgreeSignals, Call, Object, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Bot, Plan
 from kemps.bots.levels import LEVEL_NAMES, LEVELS, bot_factory, find_level, make_bot
-from kemps.bots.player import HUMAN_MIN_S, KempsBot
+from kemps.bots.player import FOLLOWER_WAIT_S, HUMAN_MIN_S, KempsBot
 from kemps.cards import parse_cards
 from kemps.errors import KempsError, Rejected
 from kemps.events import (
@@ -45,6 +45,16 @@ def _deal(bot: KempsBot, hand: str, middle: str, t: float = 0.0) -> list[Plan]:
     hands = tuple(parse_cards(hand) if s == bot.seat else () for s in range(bot.n))
     mid = parse_cards(middle)
     return bot.on_events([HandDealt(t, 1, 0, hands, mid, 30, None), PlayOpened(t, mid)], t)
+
+
+def _huddle_view(bot: KempsBot) -> SeatView:
+    """The seat's view of a new table before the first deal (nobody has agreed a signal)."""
+    from kemps.table import Table
+    from kemps.views import view_for
+
+    view = view_for(Table(bot.rules, [f"P{i}" for i in range(bot.n)]), bot.seat)
+    assert view.phase == "huddle" and view.signals == ()
+    return view
 
 
 def _actions(plans: list[Plan]) -> list[Action]:
@@ -222,10 +232,29 @@ def test_huddle_agrees_a_new_signal_after_being_read() -> None:
     plans = _actions(_stopped(bot))
     agree = [a for a in plans if isinstance(a, AgreeSignals)]
     assert len(agree) == 1 and agree[0].signals != ("touch_ear",)
-    follower = _bot("casual", seat=2)  # only the pair's first seat speaks for the pair
+    # The pair's second seat proposes too, but later than the first seat would, and drops its
+    # proposal as soon as the first seat's arrives.
+    follower = _bot("casual", seat=2)
     follower.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
     _deal(follower, "2H 5S 9C JD", "KC QH JS 3C")
-    assert not any(isinstance(a, AgreeSignals) for a in _actions(_stopped(follower)))
+    late = [p for p in _stopped(follower) if isinstance(p.action, AgreeSignals)]
+    assert len(late) == 1 and late[0].delay >= FOLLOWER_WAIT_S + HUMAN_MIN_S
+    assert late[0].action.signals != ("touch_ear",)
+    answer = follower.on_events([SignalsAgreed(6.0, 0, 0, ("nod",))], 6.0)
+    assert Plan(0.0, None, "table") in answer and follower.signals == ("nod",)
+
+
+def test_a_bot_whose_partner_skips_the_huddle_proposes_a_signal() -> None:
+    """A person leads the pair and agrees nothing: the bot in the second seat proposes one, and
+    signals with it once it holds four."""
+    bot = _bot("club", seat=2)
+    plans = bot.on_view(_huddle_view(bot), 0.0)
+    agree = [p.action for p in plans if isinstance(p.action, AgreeSignals)]
+    assert len(agree) == 1 and agree[0].seat == 2
+    bot.on_events([SignalsAgreed(2.0, 0, 2, agree[0].signals)], 2.0)
+    plans = _deal(bot, "7H 7S 7C 7D", "KC QH JS 3C")
+    assert [p.action for p in plans if p.channel == "signal"] == [
+        GestureAction(2, agree[0].signals[0])]
 
 
 def test_fakes_only_where_allowed_and_never_a_live_signal() -> None:

@@ -18,7 +18,7 @@ from kemps.bots.base import Bot, Plan
 from kemps.bots.simple import SimpleBot
 from kemps.cards import shuffled_pack
 from kemps.errors import Rejected
-from kemps.events import Event, HandEnded
+from kemps.events import CallJudged, Event, HandDealt, HandEnded
 from kemps.record import MatchRecord, Recorder
 from kemps.rules import RuleSet
 from kemps.table import Table
@@ -26,6 +26,7 @@ from kemps.views import events_for, view_for
 
 HUDDLE_S: Final = 3.0  # seconds between hands for pairs to agree signals
 MIN_GAP_S: Final = 0.25  # a person's hands: one seat never acts twice within this many seconds
+STUCK_S: Final = 600.0  # a hand this long without a call judged is stuck: nudge the bots
 DEFAULT_NAMES: Final = ("Alice", "Ben", "Cara", "Dev", "Eve", "Finn", "Gita", "Hal", "Ines",
                         "Jack", "Kim", "Lou")
 
@@ -42,7 +43,9 @@ class SimResult:
     """The outcome of one simulated match.
 
     ``finished`` is False when ``max_time_s`` of simulated time ran out first; ``time_s`` is the
-    simulated time used; ``rejected`` counts planned actions the table refused (lost races etc.).
+    simulated time used; ``rejected`` counts planned actions the table refused (lost races etc.);
+    ``nudges`` counts the times a stuck hand made the driver nudge the bots (see
+    :func:`simulate_match`).
     """
 
     record: MatchRecord
@@ -52,6 +55,7 @@ class SimResult:
     time_s: float
     actions: int
     rejected: int
+    nudges: int = 0
 
 
 def default_names(n: int) -> tuple[str, ...]:
@@ -74,6 +78,12 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
         max_time_s: simulated seconds after which an unfinished match is abandoned.
         keep_events: keep every event in the result (turn off for speed).
         on_events: called with every batch of (unredacted) events as it happens.
+
+    The stuck-hand guard: when ``STUCK_S`` simulated seconds pass in a hand with no call judged
+    (partners holding each other's cards at a table that reshuffles swept cards can wait for
+    each other for ever), every bot that has an ``on_stuck(now) -> list[Plan]`` method is asked
+    to let something go, again after each further ``STUCK_S``. It looks at nothing but the clock
+    and the events, so it holds whatever the rules.
 
     Returns:
         A :class:`SimResult` with the record, which replays to the same events.
@@ -118,12 +128,23 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
     for s, bot in enumerate(players):
         schedule(s, bot.on_view(view_for(table, s), now), now)
     deal_at: float | None = now + HUDDLE_S
+    nudge_at: float | None = None
+    nudges = 0
     while table.phase != "over":
         deadline = table.next_deadline()
         t = queue[0][0] if queue else None
         for other in (deadline, deal_at):
             if other is not None and (t is None or other < t):
                 t = other
+        if nudge_at is not None and (t is None or nudge_at < t) and nudge_at <= max_time_s:
+            now = nudge_at
+            nudge_at = now + STUCK_S
+            nudges += 1
+            for s, bot in enumerate(players):
+                on_stuck = getattr(bot, "on_stuck", None)
+                if on_stuck is not None:
+                    schedule(s, on_stuck(now), now)
+            continue
         if t is None or t > max_time_s:
             break
         now = t
@@ -152,8 +173,13 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
                 schedule(seat, players[seat].on_rejected(action, err, now), now)
                 continue
         dispatch(events, now)
+        for e in events:
+            if isinstance(e, HandDealt | CallJudged):
+                nudge_at = now + STUCK_S
+            elif isinstance(e, HandEnded):
+                nudge_at = None
         if table.phase == "huddle" and deal_at is None and any(
                 isinstance(e, HandEnded) for e in events):
             deal_at = now + HUDDLE_S
     return SimResult(rec.record, table, all_events, table.phase == "over", now, actions,
-                     rejected)
+                     rejected, nudges)

@@ -67,6 +67,7 @@ from kemps.views import SeatView
 RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
 STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap something anyway
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
+FOLLOWER_WAIT_S: Final = 1.5  # the pair's second seat waits this long for the first to propose
 MISSED_CALL: Final = 0.9  # the chance that a signaller's partner sees the signal and calls
 
 
@@ -179,6 +180,25 @@ class KempsBot(FollowsCards):
             self.planned_object = False
         return self._decide(now)
 
+    def on_stuck(self, now: float) -> list[Plan]:
+        """The driver's stuck-hand guard (:mod:`kemps.sim`): the hand has gone on for minutes
+        with no call. Give the signal again if we hold four; otherwise drop the rank we
+        collect and swap a random card of ours for a random card of the middle."""
+        if not self._in_play() or not self.hand:
+            return []
+        if self._four():
+            if self.signals:
+                return [Plan(self._react(), GestureAction(self.seat, self.signals[0]), "signal")]
+            return []
+        take = [c for c in self.middle if c is not None]
+        if not take:
+            return []
+        self.target = None
+        self.sweeps_without = 0
+        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.hand),))
+        self.planned_swap = swap
+        return [Plan(self._react(), swap, "cards")]
+
     # -- following the table -------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
         w = self.watch
@@ -253,6 +273,8 @@ class KempsBot(FollowsCards):
         elif isinstance(e, SignalsAgreed):
             self.signals = e.signals
             self.change_signal = False
+            if e.seat != self.seat and not self.leader:
+                return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
         elif isinstance(e, HandEnded):
             self.phase = "huddle"
             self.planned_call = None
@@ -396,23 +418,34 @@ class KempsBot(FollowsCards):
         return plans
 
     def _huddle(self) -> list[Plan]:
-        if not self.leader or self.agreed_for == self.hand_no:
+        if self.agreed_for == self.hand_no:
             return []
+        if not self.leader:
+            # The pair's second seat proposes only when the pair has no signal, or it was read,
+            # and later than the first seat would: a person who leads and skips the huddle
+            # still gets a signal from the bot. A proposal from the partner cancels it.
+            if self.signals and not self.change_signal:
+                return []
+            self.agreed_for = self.hand_no
+            choice = self._choose_signal()
+            return [Plan(FOLLOWER_WAIT_S + self._react(), AgreeSignals(self.seat, (choice,)),
+                         "table")]
         self.agreed_for = self.hand_no
         change = (not self.signals or self.change_signal
                   or self.rng.random() < self.level.change_anyway)
         if not change:
             return []
+        return [Plan(self._react(), AgreeSignals(self.seat, (self._choose_signal(),)), "table")]
+
+    def _choose_signal(self) -> str:
         avoid = set(self.signals) | (self.burnt if self.level.counting else set())
         options = [g for g in self.palette if g not in avoid] or [
             g for g in self.palette if g not in self.signals]
         if self.level.inference == "full":
             # S0 "Choosing a signal": small and natural, something done anyway at this table.
             weights = [1.0 + self.watch.table_gestures.get(g, 0) for g in options]
-            choice = self.rng.choices(options, weights)[0]
-        else:
-            choice = self.rng.choice(options)
-        return [Plan(self._react(), AgreeSignals(self.seat, (choice,)), "table")]
+            return self.rng.choices(options, weights)[0]
+        return self.rng.choice(options)
 
     def _signal(self, now: float) -> list[Plan]:
         if not self.signals:

@@ -55,6 +55,9 @@ class Watcher:
         self.level = level
         # per match, per pair
         self.idents: list[list[tuple[int, dict[str, float]]]] = [[] for _ in range(self.pairs)]
+        # (kept, changed) pseudo-counts of a pair keeping its signal once it was read: pairs
+        # that know the table change a read signal (S0 "Choosing a signal"), so a read signal is
+        # believed kept once the pair has shown that it keeps them.
         self.keep: list[list[float]] = [[1.0, 3.0] for _ in range(self.pairs)]
         self.gestures_seen = [0] * self.pairs
         self.signals_seen = [0.0] * self.pairs

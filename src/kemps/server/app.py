@@ -40,7 +40,15 @@ from kemps.server.protocol import (
     error_message,
     parse_client_message,
 )
-from kemps.server.room import Connection, Room, ServerError, bot_levels, error_for, new_code
+from kemps.server.room import (
+    Connection,
+    Room,
+    ServerError,
+    bot_levels,
+    bot_speeds,
+    error_for,
+    new_code,
+)
 from kemps.server.settings import Settings
 from kemps.server.storage import Storage, Writer
 
@@ -148,12 +156,14 @@ class SeatBody(BaseModel):
 
 class BotBody(BaseModel):
     """Seat a bot, or fill every open seat: ``{"seat": 1, "level": "simple"}`` /
-    ``{"fill": true}``."""
+    ``{"fill": true}``; ``speed`` (``relaxed``, ``club``, ``sharp``) sets the room's bot speed
+    too."""
 
     model_config = ConfigDict(extra="forbid")
     seat: int | None = None
     level: str = "simple"
     fill: bool = False
+    speed: str | None = Field(default=None, max_length=16)
 
 
 def _token(authorization: str | None) -> str | None:
@@ -205,7 +215,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                             for n, a in preset_names().items()},
                 "gestures": {g.name: {"kind": g.kind, "label": g.label}
                              for g in PALETTE.values()},
-                "bot_levels": list(bot_levels()), "protocol": PROTOCOL_VERSION}
+                "bot_levels": list(bot_levels()), "bot_speeds": list(bot_speeds()),
+                "protocol": PROTOCOL_VERSION}
 
     @app.post("/api/rooms", status_code=201)
     async def create_room(body: CreateBody) -> dict[str, Any]:
@@ -231,10 +242,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                       authorization: str | None = Header(default=None)) -> dict[str, Any]:
         room = server.room(code)
         room.require_host(_token(authorization))
+        if body.speed is not None:
+            room.set_bot_speed(body.speed)
         if body.fill:
             room.fill_with_bots(body.level)
         elif body.seat is None:
-            raise ServerError("bad_request", "Name a seat, or ask to fill every open seat.")
+            if body.speed is None:
+                raise ServerError("bad_request", "Name a seat, or ask to fill every open seat.")
         else:
             room.add_bot(body.seat, body.level)
         return room.public()
