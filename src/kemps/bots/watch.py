@@ -200,10 +200,10 @@ class Watcher:
                 # Called on, and wrong: the gestures just before it were fakes or idle.
                 read = self.identified(on_pair)
                 for t, s, g in self.gests:
-                    if s % self.pairs == on_pair and call_t - IDENTIFY_S <= t <= call_t:
-                        if read.get(g, 0.0) >= 0.5 and t not in self.faked:
-                            self.faked.add(t)
-                            self.fakes[on_pair] += 1.0
+                    if (s % self.pairs == on_pair and call_t - IDENTIFY_S <= t <= call_t
+                            and read.get(g, 0.0) >= 0.5 and t not in self.faked):
+                        self.faked.add(t)
+                        self.fakes[on_pair] += 1.0
 
     def _identify(self, shown: int, call_t: float) -> None:
         p = shown % self.pairs
@@ -288,13 +288,7 @@ class Watcher:
                 break
         prob *= (self.signals_seen[p] + 1.0) / (self.signals_seen[p] + 1.0
                                                  + self.wrong_stops_on[p])
-        if self.level.inference != "full":
-            return prob
-        lr = self._moment(seat, now, hand, middle)
-        if lr <= 0.0:
-            return 0.0
-        prob = min(prob, 0.999)
-        return _odds_to_p(prob / (1.0 - prob) * lr)
+        return prob
 
     def _full_belief(self, seat: int, gesture: str, now: float, hand: Sequence[Card],
                      middle: Sequence[Card | None]) -> float:
