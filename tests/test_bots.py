@@ -292,3 +292,22 @@ def test_every_preset_and_table_size_plays_through(preset: str) -> None:
                                     keep_events=False)
             assert result.finished, (preset, pairs, k, levels)
             assert result.rejected < result.actions
+
+
+def test_partners_holding_each_others_cards_let_one_go() -> None:
+    """Nothing wanted shows in the middle for six sweeps: swap a card we do not collect; after
+    twelve, give up the rank collected (a card of it goes to the middle, for the partner)."""
+    from kemps.bots.player import STUCK_SWEEPS
+
+    bot = _bot("club", rules=find_preset("squarescores"))
+    _deal(bot, "7H 7S 7D 9C", "2C 3D 4H 2S")
+    assert bot._best_swap() is None  # nothing wanted: wait
+    target = bot.target
+    assert target == "7"
+    bot.watch.sweeps = STUCK_SWEEPS
+    first = bot._best_swap()
+    assert first is not None and first.give == tuple(parse_cards("9C"))
+    assert first.take == tuple(parse_cards("2C"))  # the first card: none matches the hand
+    bot.watch.sweeps = 2 * STUCK_SWEEPS
+    second = bot._best_swap()
+    assert second is not None and second.give[0].rank == "7"

@@ -553,15 +553,33 @@ class KempsBot(FollowsCards):
             return None
         if not wanted:
             w = self.watch
-            if w.sweeps - w.sweeps_at_swap[self.seat] >= STUCK_SWEEPS:
-                # Every card we want is in somebody's hand and theirs in ours: let one go.
-                take = [c for c in self.middle if c is not None]
-                return Swap(self.seat, (take[0],), (throw[0],)) if take else None
+            idle = w.sweeps - w.sweeps_at_swap[self.seat]
+            if idle >= STUCK_SWEEPS:
+                return self._unstick(target, throw, give_up=idle >= 2 * STUCK_SWEEPS)
             if self.level.decoy_swaps and self.rng.random() < self.level.decoy_swaps / 8:
                 return self._decoy_swap(target, throw)
             return None
         k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
         return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
+
+    def _unstick(self, target: str, throw: list[Card], give_up: bool) -> Swap | None:
+        """Every card we want is in somebody's hand and theirs in ours (partners can hold each
+        other's cards for ever where swept cards come back): let one go. First a card we do not
+        collect, for the card of the middle that matches most of our hand; if that did not
+        help either, give up the rank: throw a card of it and collect the rank taken."""
+        take = [c for c in self.middle if c is not None]
+        if not take:
+            return None
+        counts = self._counts()
+        pick = max(take, key=lambda c: (counts.get(c.rank, 0) if c.rank != target else -1,
+                                        -c.index))
+        if give_up:
+            mine = [c for c in self.hand if c.rank == target]
+            if mine and pick.rank != target:
+                self.target = pick.rank
+                self.sweeps_without = 0
+                return Swap(self.seat, (pick,), (mine[0],))
+        return Swap(self.seat, (pick,), (throw[0],))
 
     def _decoy_swap(self, target: str, throw: list[Card]) -> Swap | None:
         """S1 hint: "confuse the other team by occasionally picking up cards you don't need"."""
