@@ -81,11 +81,13 @@ def _stops(opponent: object, matches: int) -> dict[str, int]:
     return tally
 
 
-def test_one_call_seen_is_enough_against_a_fixed_silent_signal() -> None:
+def test_a_fixed_silent_signal_once_read_is_stopped_without_a_wrong_call() -> None:
+    # The sharp bot believes a read signal kept only once the pair has shown it keeps its
+    # signals (pairs that know the table change a read signal and fake the old one), so it
+    # catches a fixed signal after a few reads, and never calls wrong on it.
     t = _stops(fixed, 60)
-    assert t["after_right"] >= 3, t
+    assert t["after_right"] >= 2, t
     assert t["after_wrong"] == 0, t
-    assert t["their_kemps_after"] < t["after_right"], t
     assert t["before_wrong"] == 0, t
 
 

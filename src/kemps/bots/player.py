@@ -90,7 +90,7 @@ class KempsBot(FollowsCards):
         self.palette: tuple[str, ...] = SEEN + (HEARD if rules.heard_signals else ())
         # A personal habit: a handful of favourite idle gestures, the rest rare.
         favourites = set(rng.sample(self.palette, 4))
-        self.habit = [4.0 if g in favourites else 0.5 for g in self.palette]
+        self.habit = [1.0 if g in favourites else level.habit_spread for g in self.palette]
         self.watch = Watcher(seat, rules, level)
         self.cards = SeatCards(seat)
         self.phase = "huddle"

@@ -273,8 +273,13 @@ class Watcher:
         if self.level.inference == "full":
             return self._full_belief(seat, gesture, now, hand, middle)
         if self.level.inference == "naive":
-            if idents and self.hand_no - idents[-1][0] <= 2:
-                return 1.0 if gesture in idents[-1][1] else 0.0
+            if idents and self.hand_no - idents[-1][0] <= 2 and gesture in idents[-1][1]:
+                for t, s, g in self.gests:
+                    if t >= now - QUIET_S:
+                        break
+                    if g == gesture and s % self.pairs == p:
+                        return 0.0  # made before this hand with no call after it: not live
+                return 1.0
             return 0.0
         a, b = self.keep[p]
         c = (idents[-1][1].get(gesture, 0.0) * a / (a + b)) if idents else 0.0
@@ -302,6 +307,11 @@ class Watcher:
             pi = max(pi, UNSEEN_SIGNAL * (1.0 - pi))
         else:
             pi = UNSEEN_SIGNAL  # S0: "Do not call on a hunch"
+        # A pair whose gestures have mostly been signals (it makes few idle ones), and this is
+        # the one read.
+        if idents:
+            share = (self.signals_seen[p] + 0.1) / (self.gestures_seen[p] + 2.0)
+            pi = max(pi, share * idents[-1][1].get(gesture, 0.0))
         pi *= QUIET_FACTOR ** self.quiet[p].get(gesture, 0)
         for t, s, g in self.gests:
             if t >= now - QUIET_S:
