@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kemps.actions import Action, AgreeSignals, Call, Object, ProposeStall, Swap
+from kemps.actions import Action, AgreeSignals, Call, Discard, Grab, Object, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Bot, Plan
 from kemps.bots.levels import LEVEL_NAMES, LEVELS, bot_factory, find_level, make_bot
@@ -18,8 +18,10 @@ from kemps.errors import KempsError, Rejected
 from kemps.events import (
     Called,
     CallJudged,
+    Discarded,
     Event,
     Gestured,
+    Grabbed,
     HandDealt,
     HandEnded,
     PlayOpened,
@@ -311,3 +313,41 @@ def test_partners_holding_each_others_cards_let_one_go() -> None:
     bot.watch.sweeps = 2 * STUCK_SWEEPS
     second = bot._best_swap()
     assert second is not None and second.give[0].rank == "7"
+
+
+def test_grab_then_discard_where_a_hold_limit_exists() -> None:
+    """S4 (points-to-five, hold limit 3 s): club and sharp grab the card they want, then
+    discard the card they collect least well, inside the hold limit; casual swaps."""
+    rules = find_preset("points-to-five")
+    bot = _bot("club", rules=rules)
+    bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    plans = _deal(bot, "7H 7S 7D 9C", "7C 2D 3H 4S")
+    grab = [p for p in plans if isinstance(p.action, Grab)]
+    assert [p.action for p in grab] == [Grab(0, tuple(parse_cards("7C")))]
+    assert not any(isinstance(a, Swap) for a in _actions(plans))
+    plans = bot.on_events([Grabbed(1.0, 0, tuple(parse_cards("7C")), (0,), 4.0)], 1.0)
+    discard = [p for p in plans if isinstance(p.action, Discard)]
+    assert [p.action for p in discard] == [Discard(0, tuple(parse_cards("9C")))]
+    assert HUMAN_MIN_S <= discard[0].delay < rules.hold_limit_s
+    plans = bot.on_events([Discarded(2.0, 0, tuple(parse_cards("9C")), (0,))], 2.0)
+    assert [p.action for p in plans if p.channel == "signal"] == [GestureAction(0, "touch_ear")]
+    casual = _bot("casual", rules=rules)
+    plans = _deal(casual, "7H 7S 7D 9C", "7C 2D 3H 4S")
+    assert any(isinstance(a, Swap) for a in _actions(plans))
+    assert not any(isinstance(a, Grab) for a in _actions(plans))
+
+
+def test_double_kemps_when_both_partners_hold_four() -> None:
+    for preset, kind in (("points-to-five", "double_kemps"), ("pagat", "kemps")):
+        bot = _bot("sharp", seat=2, rules=find_preset(preset))
+        bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+        _deal(bot, "7H 7S 7D 7C", "KC QH JS 3C")
+        calls = [p.action for p in bot.on_events([Gestured(2.0, 0, "touch_ear", False)], 2.0)
+                 if isinstance(p.action, Call)]
+        assert calls == [Call(2, kind)], preset  # type: ignore[arg-type]
+    holds_three = _bot("sharp", seat=2, rules=find_preset("points-to-five"))
+    holds_three.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    _deal(holds_three, "7H 7S 7D 2C", "KC QH JS 3C")
+    calls = [p.action for p in holds_three.on_events([Gestured(2.0, 0, "touch_ear", False)], 2.0)
+             if isinstance(p.action, Call)]
+    assert calls == [Call(2, "kemps")]

@@ -59,6 +59,9 @@ class Level:
         stall_factor: reaction times to wait before saying the middle has stalled.
         habit_spread: weight of a rare idle gesture against a favourite one (1 = every gesture
             alike), so that idle gestures are not all from a few favourites.
+        swap_gestures: chance of an idle gesture one reaction time after each of its own swaps
+            that does not make four, so that a gesture just after a swap (the moment a real
+            signal comes) says little: the signal's timing hides among them.
     """
 
     name: str
@@ -76,6 +79,7 @@ class Level:
     decoy_swaps: float
     stall_factor: float
     habit_spread: float = 0.125
+    swap_gestures: float = 0.0
 
 
 CASUAL: Final = Level(
@@ -92,7 +96,7 @@ SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
     inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
-    decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5)
+    decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")

@@ -31,7 +31,17 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from kemps.actions import Action, AgreeSignals, Call, Go, Object, ProposeStall, Swap
+from kemps.actions import (
+    Action,
+    AgreeSignals,
+    Call,
+    Discard,
+    Go,
+    Grab,
+    Object,
+    ProposeStall,
+    Swap,
+)
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan
 from kemps.bots.levels import Level
@@ -65,6 +75,7 @@ from kemps.rules import RuleSet
 from kemps.views import SeatView
 
 RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
+SWITCH_PER_SWEEP: Final = 6.0  # score lost by the rank collected per sweep it has not shown
 STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap something anyway
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
 FOLLOWER_WAIT_S: Final = 1.5  # the pair's second seat waits this long for the first to propose
@@ -113,6 +124,8 @@ class KempsBot(FollowsCards):
         self.agreed_stall = False
         self.objected = False
         self.planned_swap: Swap | None = None
+        self.planned_discard = False
+        self.grabbed: tuple[Card, ...] = ()
         self.planned_stall = False
         self.planned_noise = False
         self.planned_call: str | None = None
@@ -166,8 +179,10 @@ class KempsBot(FollowsCards):
 
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
         """A planned action was refused (someone was quicker, the hand ended): think again."""
-        if isinstance(action, Swap):
+        if isinstance(action, Swap | Grab):
             self.planned_swap = None
+        elif isinstance(action, Discard):
+            self.planned_discard = False
         elif isinstance(action, ProposeStall):
             self.planned_stall = False
             if error.code in ("stall_pending", "objection_pending"):
@@ -206,10 +221,16 @@ class KempsBot(FollowsCards):
             self._reset_hand()
         self.cards.follow(e)
         if isinstance(e, Swapped):
+            w.swapped(e.seat, e.took, e.gave, e.t)
             if e.seat == self.seat:
                 self.planned_swap = None
                 self.objected = False
-            w.swapped(e.seat, e.took, e.gave, e.t)
+                if (self.level.swap_gestures and not self._four()
+                        and self.rng.random() < self.level.swap_gestures):
+                    # An idle gesture where a signal would come: the signal's timing hides.
+                    self.planned_noise = True
+                    return [Plan(self._react(0.8), GestureAction(self.seat, self._idle()),
+                                 "gesture")]
         elif isinstance(e, Gestured):
             w.gestured(e.seat, e.gesture, e.t)
             if e.seat == self.seat:
@@ -251,10 +272,19 @@ class KempsBot(FollowsCards):
             self.agreed_stall = False
         elif isinstance(e, Grabbed):
             w.swapped(e.seat, e.took, (), e.t)
+            if e.seat == self.seat:
+                self.planned_swap = None
+                self.grabbed = e.took
         elif isinstance(e, Discarded):
             w.swapped(e.seat, (), e.gave, e.t)
+            if e.seat == self.seat:
+                self.planned_discard = False
+                self.grabbed = ()
         elif isinstance(e, HoldExpired):
             w.returned(e.seat, e.returned)
+            if e.seat == self.seat:
+                self.planned_discard = False
+                self.grabbed = ()
         elif isinstance(e, PlayOpened):
             self.phase = "play"
         elif isinstance(e, HandDealt):
@@ -307,7 +337,10 @@ class KempsBot(FollowsCards):
                 attention = lv.attention_partner
                 if self.rng.random() < attention:
                     self.planned_call = "kemps"
-                    return [Plan(self._react(), Call(self.seat, "kemps"), "call")]
+                    # S0, S4: both partners hold four -- the double call scores double.
+                    kemps = (Call(self.seat, "double_kemps") if self.rules.double_calls
+                            and self._four() else Call(self.seat, "kemps"))
+                    return [Plan(self._react(), kemps, "call")]
             return []
         if e.seat % self.pairs == self.pair or self.planned_call is not None:
             return []
@@ -386,6 +419,13 @@ class KempsBot(FollowsCards):
         if phase != "play" or not self.hand:
             return []
         plans = []
+        if len(self.hand) > 4:  # holding a grabbed card (S4): discard before anything else
+            if not self.planned_discard:
+                give = self._discard_choice()
+                if give:
+                    self.planned_discard = True
+                    plans.append(Plan(self._react(0.6), Discard(self.seat, give), "cards"))
+            return plans
         if self._four():
             if self.signals and self.signalled_at is None:
                 plans += self._signal(now)
@@ -398,7 +438,10 @@ class KempsBot(FollowsCards):
         if swap is not None:
             if swap != self.planned_swap:
                 self.planned_swap = swap
-                plans.append(Plan(self._react(), swap, "cards"))
+                move: Swap | Grab = swap
+                if self._grabs() and swap.take:
+                    move = Grab(self.seat, swap.take)  # S4: grab now, choose the discard after
+                plans.append(Plan(self._react(), move, "cards"))
         else:
             if self.planned_swap is not None:
                 self.planned_swap = None
@@ -453,11 +496,14 @@ class KempsBot(FollowsCards):
         self.signalled_at = now
         return [Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]), "signal")]
 
+    def _idle(self) -> str:
+        """An idle gesture from the personal habit, never the pair's signal."""
+        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
+        return self.rng.choices([g for g, _ in options], [w for _, w in options])[0]
+
     def _noise(self) -> list[Plan]:
         self.planned_noise = True
-        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
-        gestures = [g for g, _ in options]
-        choice = self.rng.choices(gestures, [w for _, w in options])[0]
+        choice = self._idle()
         delay = max(HUMAN_MIN_S, self.rng.expovariate(1.0 / self.level.noise_every_s))
         return [Plan(delay, GestureAction(self.seat, choice), "gesture")]
 
@@ -516,7 +562,10 @@ class KempsBot(FollowsCards):
                 if s != self.seat:
                     score -= (1.5 if s != self.partner else 1.0) * w.interest(s, rank)
             if rank == self.target:
-                score += 4.0 if self.sweeps_without < 2 else -4.0
+                # S0: "if the rank you want has not shown in the middle after two sweeps, it is
+                # probably in somebody else's hand": the longer, the likelier.
+                score += 4.0 if self.sweeps_without < 2 else -SWITCH_PER_SWEEP * (
+                    self.sweeps_without - 1)
             if score > best_score:
                 best_rank, best_score = rank, score
         if best_rank is None:
@@ -591,6 +640,23 @@ class KempsBot(FollowsCards):
         if not options:
             return None
         return Swap(self.seat, (options[0],), (throw[0],))
+
+    def _grabs(self) -> bool:
+        """Grab-then-discard (S4) where the table has a hold limit, at counting levels: one quick
+        grab, the discard chosen after (and, where ``immune_while_holding``, safe from calls
+        while holding)."""
+        return self.rules.hold_limit_s > 0 and self.level.counting
+
+    def _discard_choice(self) -> tuple[Card, ...]:
+        """The cards to discard after a grab: as many as were grabbed, never a grabbed one (the
+        table refuses it), the least useful first."""
+        extra = len(self.hand) - 4
+        counts = self._counts()
+        target = max(sorted(counts), key=lambda r: counts[r]) if counts else ""
+        order = [c for c in self._throw_order(target) if c not in self.grabbed]
+        if len(order) < extra:
+            order += [c for c in self.hand if c not in self.grabbed and c not in order]
+        return tuple(order[:extra])
 
     def _wanted_in_middle(self) -> bool:
         if self.target is None or self._four():
