@@ -85,7 +85,7 @@ class Level:
 CASUAL: Final = Level(
     name="casual", reaction_s=(0.45, 1.25), attention_partner=0.9, attention_opponents=0.6,
     inference="naive", stop_threshold=0.7, counting=False, helps_partner=False,
-    noise_every_s=12.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
+    noise_every_s=6.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
     decoy_swaps=0.0, stall_factor=3.5)
 CLUB: Final = Level(
     name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
