@@ -351,3 +351,25 @@ def test_double_kemps_when_both_partners_hold_four() -> None:
     calls = [p.action for p in holds_three.on_events([Gestured(2.0, 0, "touch_ear", False)], 2.0)
              if isinstance(p.action, Call)]
     assert calls == [Call(2, "kemps")]
+
+
+def test_a_speed_replaces_the_reaction_times_and_nothing_else() -> None:
+    from dataclasses import replace
+
+    from kemps.bots.levels import SPEEDS, find_speed
+    from kemps.bots.simple import SimpleBot
+
+    for level in ("casual", "club", "sharp"):
+        bot = make_bot(level, 0, PAGAT, random.Random(1), speed="relaxed")
+        assert isinstance(bot, KempsBot)
+        assert bot.level == replace(LEVELS[level], reaction_s=SPEEDS["relaxed"])
+        assert all(bot._react() >= SPEEDS["relaxed"][0] for _ in range(50))
+    simple = make_bot("simple", 0, PAGAT, random.Random(1), speed="sharp")
+    assert isinstance(simple, SimpleBot) and simple.reaction_s == SPEEDS["sharp"]
+    assert make_bot("sharp", 0, PAGAT, random.Random(1)).level == LEVELS["sharp"]  # type: ignore[attr-defined]
+    with pytest.raises(KempsError) as err:
+        find_speed("warp")
+    assert err.value.code == "unknown_speed"
+    # Relaxed leaves a person reacting in half a second ahead in most races for a call.
+    lo, hi = SPEEDS["relaxed"]
+    assert (hi - 0.5) / (hi - lo) > 0.8

@@ -511,3 +511,22 @@ def test_binary_deeply_nested_and_odd_requests_are_answered(server: Running) -> 
         assert storm.status_code == 400 and "idle_sweep_s" in storm.json()["message"]
         for path in ("/api/history/", "/api/desk/sheets/", "/api/desk/tournaments/"):
             assert c.get(path + str(10**30)).status_code == 404, path
+
+
+def test_bot_speed_is_a_room_setting_relaxed_with_people(server: Running) -> None:
+    with httpx.Client(base_url=server.url) as c:
+        assert c.get("/api/presets").json()["bot_speeds"] == ["relaxed", "club", "sharp"]
+        r = c.post("/api/rooms", json={"name": "Alice", "preset": "pagat"})
+        code, token = r.json()["code"], r.json()["token"]
+        assert c.get(f"/api/rooms/{code}").json()["bot_speed"] == "relaxed"  # a person sits
+        bad = c.post(f"/api/rooms/{code}/bots", json={"speed": "warp"}, headers=_auth(token))
+        assert bad.status_code == 400 and bad.json()["code"] == "unknown_speed"
+        assert c.get(f"/api/rooms/{code}").json()["bot_speed"] == "relaxed"  # unchanged
+        ok = c.post(f"/api/rooms/{code}/bots", json={"speed": "sharp"}, headers=_auth(token))
+        assert ok.status_code == 200 and ok.json()["bot_speed"] == "sharp"
+        filled = c.post(f"/api/rooms/{code}/bots", json={"fill": True, "level": "club",
+                                                         "speed": "club"}, headers=_auth(token))
+        assert filled.json()["bot_speed"] == "club"
+        assert [s["level"] for s in filled.json()["seats"]][1:] == ["club"] * 3
+        started = c.post(f"/api/rooms/{code}/start", headers=_auth(token))
+        assert started.json()["status"] == "playing" and started.json()["bot_speed"] == "club"
