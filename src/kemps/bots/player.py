@@ -133,6 +133,8 @@ class KempsBot(FollowsCards):
         self.last_call: Called | None = None
         self.shown_four: list[int] = []
         self.last_belief = 0.0
+        self._target_key: tuple[object, ...] = ()
+        self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
 
     # -- small helpers -------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -350,7 +352,8 @@ class KempsBot(FollowsCards):
         if call is None:
             return []
         belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
-        if belief < self._stop_threshold(e.seat % self.pairs):
+        # The level's threshold is a floor of the stakes' one: the cheap test first.
+        if belief < lv.stop_threshold or belief < self._stop_threshold(e.seat % self.pairs):
             return []
         self.planned_call = "stop"
         self.last_belief = belief
@@ -545,11 +548,14 @@ class KempsBot(FollowsCards):
                 self.target = self.rng.choice(choices)
                 self.sweeps_without = 0
             return self.target
+        w = self.watch
+        key = (tuple(self.hand), tuple(self.middle), self.target, self.sweeps_without, w.version)
+        if key == self._target_key:
+            return self.target  # nothing it depends on has changed since the last answer
         middle_counts: dict[str, int] = {}
         for c in self.middle:
             if c is not None:
                 middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
-        w = self.watch
         best_rank: str | None = None
         best_score = -1e9
         for rank in sorted(set(counts) | set(middle_counts)):
@@ -566,13 +572,19 @@ class KempsBot(FollowsCards):
                 # probably in somebody else's hand": the longer, the likelier.
                 score += 4.0 if self.sweeps_without < 2 else -SWITCH_PER_SWEEP * (
                     self.sweeps_without - 1)
+            score -= self.given_up.get(rank, 0.0)
             if score > best_score:
                 best_rank, best_score = rank, score
         if best_rank is None:
             best_rank = max(sorted(counts), key=lambda r: counts[r])
         if best_rank != self.target:
+            if self.target is not None and self.sweeps_without >= 2:
+                # Given up: it keeps its penalty, or the bot would switch straight back.
+                self.given_up[self.target] = SWITCH_PER_SWEEP * (self.sweeps_without - 1)
             self.target = best_rank
             self.sweeps_without = 0
+        self._target_key = (tuple(self.hand), tuple(self.middle), self.target,
+                            self.sweeps_without, w.version)
         return self.target
 
     def _throw_order(self, target: str) -> list[Card]:

@@ -81,6 +81,7 @@ class Watcher:
         self.faked: set[float] = set()
         self.passed_over: list[bool] = [False] * self.n
         self.hand_no = hand_no
+        self.version = getattr(self, "version", 0) + 1
         self.held: list[list[Card]] = [[] for _ in range(self.n)]
         self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
         self.swept: dict[str, int] = {}
@@ -93,6 +94,7 @@ class Watcher:
     def swapped(self, seat: int, took: tuple[Card, ...], gave: tuple[Card, ...], t: float) -> None:
         """``seat`` took ``took`` from the middle and gave ``gave`` (also grabs and discards)."""
         self.passed_over[seat] = False
+        self.version += 1
         p = seat % self.pairs
         if p != self.pair and self.level.inference == "full":
             # A live signal given, no call after it, and the giver goes on swapping: a fake.
@@ -118,6 +120,7 @@ class Watcher:
 
     def returned(self, seat: int, cards: tuple[Card, ...]) -> None:
         """Grabbed cards went back to the middle (S4 hold limit)."""
+        self.version += 1
         held = self.held[seat]
         for c in cards:
             if c in held:
@@ -126,6 +129,7 @@ class Watcher:
     def swept_away(self, cards: tuple[Card, ...]) -> None:
         """The middle was swept: these cards are out of the hand."""
         self.sweeps += 1
+        self.version += 1
         # Whoever collects a rank that was in the middle and did not take it passed it over.
         ranks = {c.rank for c in cards}
         for s in range(self.n):
