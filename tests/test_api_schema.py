@@ -76,3 +76,12 @@ def _successes(har: Path) -> Counter[tuple[str, str]]:
         path = re.sub(r"/(sheets|tournaments)/\d+", r"/\1/{id}", path)
         out[entry["request"]["method"], path] += 1
     return out
+
+
+def test_the_rule_options_body_names_every_rule_option() -> None:
+    """The API's rule-options body and the rule set cannot drift apart: every option of
+    kemps.rules is accepted by the body, and nothing else."""
+    from kemps.rules import RuleSet
+    from kemps.server.bodies import RuleOptions
+
+    assert set(RuleOptions.model_fields) == set(RuleSet().to_dict())

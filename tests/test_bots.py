@@ -8,18 +8,20 @@ from typing import Any
 
 import pytest
 
-from kemps.actions import Action, AgreeSignals, Call, Object, ProposeStall, Swap
+from kemps.actions import Action, AgreeSignals, Call, Discard, Grab, Object, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Bot, Plan
 from kemps.bots.levels import LEVEL_NAMES, LEVELS, bot_factory, find_level, make_bot
-from kemps.bots.player import HUMAN_MIN_S, KempsBot
+from kemps.bots.player import FOLLOWER_WAIT_S, HUMAN_MIN_S, KempsBot
 from kemps.cards import parse_cards
 from kemps.errors import KempsError, Rejected
 from kemps.events import (
     Called,
     CallJudged,
+    Discarded,
     Event,
     Gestured,
+    Grabbed,
     HandDealt,
     HandEnded,
     PlayOpened,
@@ -45,6 +47,16 @@ def _deal(bot: KempsBot, hand: str, middle: str, t: float = 0.0) -> list[Plan]:
     hands = tuple(parse_cards(hand) if s == bot.seat else () for s in range(bot.n))
     mid = parse_cards(middle)
     return bot.on_events([HandDealt(t, 1, 0, hands, mid, 30, None), PlayOpened(t, mid)], t)
+
+
+def _huddle_view(bot: KempsBot) -> SeatView:
+    """The seat's view of a new table before the first deal (nobody has agreed a signal)."""
+    from kemps.table import Table
+    from kemps.views import view_for
+
+    view = view_for(Table(bot.rules, [f"P{i}" for i in range(bot.n)]), bot.seat)
+    assert view.phase == "huddle" and view.signals == ()
+    return view
 
 
 def _actions(plans: list[Plan]) -> list[Action]:
@@ -222,10 +234,29 @@ def test_huddle_agrees_a_new_signal_after_being_read() -> None:
     plans = _actions(_stopped(bot))
     agree = [a for a in plans if isinstance(a, AgreeSignals)]
     assert len(agree) == 1 and agree[0].signals != ("touch_ear",)
-    follower = _bot("casual", seat=2)  # only the pair's first seat speaks for the pair
+    # The pair's second seat proposes too, but later than the first seat would, and drops its
+    # proposal as soon as the first seat's arrives.
+    follower = _bot("casual", seat=2)
     follower.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
     _deal(follower, "2H 5S 9C JD", "KC QH JS 3C")
-    assert not any(isinstance(a, AgreeSignals) for a in _actions(_stopped(follower)))
+    late = [p for p in _stopped(follower) if isinstance(p.action, AgreeSignals)]
+    assert len(late) == 1 and late[0].delay >= FOLLOWER_WAIT_S + HUMAN_MIN_S
+    assert late[0].action.signals != ("touch_ear",)
+    answer = follower.on_events([SignalsAgreed(6.0, 0, 0, ("nod",))], 6.0)
+    assert Plan(0.0, None, "table") in answer and follower.signals == ("nod",)
+
+
+def test_a_bot_whose_partner_skips_the_huddle_proposes_a_signal() -> None:
+    """A person leads the pair and agrees nothing: the bot in the second seat proposes one, and
+    signals with it once it holds four."""
+    bot = _bot("club", seat=2)
+    plans = bot.on_view(_huddle_view(bot), 0.0)
+    agree = [p.action for p in plans if isinstance(p.action, AgreeSignals)]
+    assert len(agree) == 1 and agree[0].seat == 2
+    bot.on_events([SignalsAgreed(2.0, 0, 2, agree[0].signals)], 2.0)
+    plans = _deal(bot, "7H 7S 7C 7D", "KC QH JS 3C")
+    assert [p.action for p in plans if p.channel == "signal"] == [
+        GestureAction(2, agree[0].signals[0])]
 
 
 def test_fakes_only_where_allowed_and_never_a_live_signal() -> None:
@@ -263,3 +294,82 @@ def test_every_preset_and_table_size_plays_through(preset: str) -> None:
                                     keep_events=False)
             assert result.finished, (preset, pairs, k, levels)
             assert result.rejected < result.actions
+
+
+def test_partners_holding_each_others_cards_let_one_go() -> None:
+    """Nothing wanted shows in the middle for six sweeps: swap a card we do not collect; after
+    twelve, give up the rank collected (a card of it goes to the middle, for the partner)."""
+    from kemps.bots.player import STUCK_SWEEPS
+
+    bot = _bot("club", rules=find_preset("squarescores"))
+    _deal(bot, "7H 7S 7D 9C", "2C 3D 4H 2S")
+    assert bot._best_swap() is None  # nothing wanted: wait
+    target = bot.target
+    assert target == "7"
+    bot.watch.sweeps = STUCK_SWEEPS
+    first = bot._best_swap()
+    assert first is not None and first.give == tuple(parse_cards("9C"))
+    assert first.take == tuple(parse_cards("2C"))  # the first card: none matches the hand
+    bot.watch.sweeps = 2 * STUCK_SWEEPS
+    second = bot._best_swap()
+    assert second is not None and second.give[0].rank == "7"
+
+
+def test_grab_then_discard_where_a_hold_limit_exists() -> None:
+    """S4 (points-to-five, hold limit 3 s): club and sharp grab the card they want, then
+    discard the card they collect least well, inside the hold limit; casual swaps."""
+    rules = find_preset("points-to-five")
+    bot = _bot("club", rules=rules)
+    bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    plans = _deal(bot, "7H 7S 7D 9C", "7C 2D 3H 4S")
+    grab = [p for p in plans if isinstance(p.action, Grab)]
+    assert [p.action for p in grab] == [Grab(0, tuple(parse_cards("7C")))]
+    assert not any(isinstance(a, Swap) for a in _actions(plans))
+    plans = bot.on_events([Grabbed(1.0, 0, tuple(parse_cards("7C")), (0,), 4.0)], 1.0)
+    discard = [p for p in plans if isinstance(p.action, Discard)]
+    assert [p.action for p in discard] == [Discard(0, tuple(parse_cards("9C")))]
+    assert HUMAN_MIN_S <= discard[0].delay < rules.hold_limit_s
+    plans = bot.on_events([Discarded(2.0, 0, tuple(parse_cards("9C")), (0,))], 2.0)
+    assert [p.action for p in plans if p.channel == "signal"] == [GestureAction(0, "touch_ear")]
+    casual = _bot("casual", rules=rules)
+    plans = _deal(casual, "7H 7S 7D 9C", "7C 2D 3H 4S")
+    assert any(isinstance(a, Swap) for a in _actions(plans))
+    assert not any(isinstance(a, Grab) for a in _actions(plans))
+
+
+def test_double_kemps_when_both_partners_hold_four() -> None:
+    for preset, kind in (("points-to-five", "double_kemps"), ("pagat", "kemps")):
+        bot = _bot("sharp", seat=2, rules=find_preset(preset))
+        bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+        _deal(bot, "7H 7S 7D 7C", "KC QH JS 3C")
+        calls = [p.action for p in bot.on_events([Gestured(2.0, 0, "touch_ear", False)], 2.0)
+                 if isinstance(p.action, Call)]
+        assert calls == [Call(2, kind)], preset  # type: ignore[arg-type]
+    holds_three = _bot("sharp", seat=2, rules=find_preset("points-to-five"))
+    holds_three.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+    _deal(holds_three, "7H 7S 7D 2C", "KC QH JS 3C")
+    calls = [p.action for p in holds_three.on_events([Gestured(2.0, 0, "touch_ear", False)], 2.0)
+             if isinstance(p.action, Call)]
+    assert calls == [Call(2, "kemps")]
+
+
+def test_a_speed_replaces_the_reaction_times_and_nothing_else() -> None:
+    from dataclasses import replace
+
+    from kemps.bots.levels import SPEEDS, find_speed
+    from kemps.bots.simple import SimpleBot
+
+    for level in ("casual", "club", "sharp"):
+        bot = make_bot(level, 0, PAGAT, random.Random(1), speed="relaxed")
+        assert isinstance(bot, KempsBot)
+        assert bot.level == replace(LEVELS[level], reaction_s=SPEEDS["relaxed"])
+        assert all(bot._react() >= SPEEDS["relaxed"][0] for _ in range(50))
+    simple = make_bot("simple", 0, PAGAT, random.Random(1), speed="sharp")
+    assert isinstance(simple, SimpleBot) and simple.reaction_s == SPEEDS["sharp"]
+    assert make_bot("sharp", 0, PAGAT, random.Random(1)).level == LEVELS["sharp"]  # type: ignore[attr-defined]
+    with pytest.raises(KempsError) as err:
+        find_speed("warp")
+    assert err.value.code == "unknown_speed"
+    # Relaxed leaves a person reacting in half a second ahead in most races for a call.
+    lo, hi = SPEEDS["relaxed"]
+    assert (hi - 0.5) / (hi - lo) > 0.8

@@ -81,24 +81,29 @@ def _stops(opponent: object, matches: int) -> dict[str, int]:
     return tally
 
 
-def test_one_call_seen_is_enough_against_a_fixed_silent_signal() -> None:
+def test_a_fixed_silent_signal_once_read_is_stopped_without_a_wrong_call() -> None:
+    # The sharp bot believes a read signal kept only once the pair has shown it keeps its
+    # signals (pairs that know the table change a read signal and fake the old one), so it
+    # catches a fixed signal after a few reads, and never calls wrong on it.
     t = _stops(fixed, 60)
-    assert t["after_right"] >= 3, t
+    assert t["after_right"] >= 2, t
     assert t["after_wrong"] == 0, t
-    assert t["their_kemps_after"] < t["after_right"], t
     assert t["before_wrong"] == 0, t
 
 
 def test_against_a_pair_that_changes_signal_every_hand_wrong_stays_below_right() -> None:
+    # A signal that changes every hand cannot be read from earlier hands: the sharp bot calls
+    # only on the cards it saw taken (S0 "Do not call on a hunch"), so it calls seldom, and is
+    # right when it does.
     t = _stops(changer, 60)
     right = t["before_right"] + t["after_right"]
     wrong = t["before_wrong"] + t["after_wrong"]
-    assert right >= 5, t
+    assert right >= 1, t
     assert wrong < right, t
 
 
-def test_belief_after_one_right_call() -> None:
-    """The watcher alone: one right Kemps after a touch of the ear makes the ear a signal."""
+def test_belief_after_right_calls() -> None:
+    """The watcher alone: right Kemps after a touch of the ear make the ear a signal."""
     rules = find_preset("pagat")
     w = Watcher(0, rules, SHARP)
     w.new_hand(1)
@@ -108,7 +113,18 @@ def test_belief_after_one_right_call() -> None:
     w.new_hand(2)
     hand = list(parse_cards("2C 3D 4H 5S"))
     middle = list(parse_cards("6C 7D 8H 9S"))
-    ear = w.belief(1, "touch_ear", 10.0, hand, middle)
+    # Read once: a pair may well change a read signal, so not yet enough to call on.
+    assert w.belief(1, "nod", 10.0, hand, middle) < w.belief(1, "touch_ear", 10.0, hand, middle
+                                                            ) < SHARP.stop_threshold
+    # Read again in the next hands: this pair keeps its signal, and the ear becomes enough.
+    beliefs = []
+    for hand_no in (3, 4, 5):
+        w.gestured(1, "touch_ear", 6.0)
+        w.judged(7.0, "kemps", True, 1, [1], (1,))
+        w.new_hand(hand_no)
+        beliefs.append(w.belief(1, "touch_ear", 10.0, hand, middle))
+    assert beliefs == sorted(beliefs)
+    ear = beliefs[-1]
     nod = w.belief(1, "nod", 10.0, hand, middle)
     partner_ear = w.belief(3, "touch_ear", 10.0, hand, middle)
     assert ear >= SHARP.stop_threshold > nod

@@ -568,3 +568,20 @@ def test_the_host_acts_for_a_dealer_who_is_not_playing(server: Running) -> None:
             await c.ws.close()
 
     asyncio.run(run())
+def test_bot_speed_is_a_room_setting_relaxed_with_people(server: Running) -> None:
+    with httpx.Client(base_url=server.url) as c:
+        assert c.get("/api/presets").json()["bot_speeds"] == ["relaxed", "club", "sharp"]
+        r = c.post("/api/rooms", json={"name": "Alice", "preset": "pagat"})
+        code, token = r.json()["code"], r.json()["token"]
+        assert c.get(f"/api/rooms/{code}").json()["bot_speed"] == "relaxed"  # a person sits
+        bad = c.post(f"/api/rooms/{code}/bots", json={"speed": "warp"}, headers=_auth(token))
+        assert bad.status_code == 400 and bad.json()["code"] == "unknown_speed"
+        assert c.get(f"/api/rooms/{code}").json()["bot_speed"] == "relaxed"  # unchanged
+        ok = c.post(f"/api/rooms/{code}/bots", json={"speed": "sharp"}, headers=_auth(token))
+        assert ok.status_code == 200 and ok.json()["bot_speed"] == "sharp"
+        filled = c.post(f"/api/rooms/{code}/bots", json={"fill": True, "level": "club",
+                                                         "speed": "club"}, headers=_auth(token))
+        assert filled.json()["bot_speed"] == "club"
+        assert [s["level"] for s in filled.json()["seats"]][1:] == ["club"] * 3
+        started = c.post(f"/api/rooms/{code}/start", headers=_auth(token))
+        assert started.json()["status"] == "playing" and started.json()["bot_speed"] == "club"

@@ -29,8 +29,10 @@ from typing import Annotated, Any, Final
 
 import typer
 
-from kemps.bots.levels import bot_factory, find_level
+from kemps.bots.families import FAMILY_NAMES, family_factory, find_family
+from kemps.bots.levels import BotFactory, bot_factory, find_level
 from kemps.errors import KempsError
+from kemps.events import Called, CallJudged, Event, Gestured, SignalsAgreed
 from kemps.rules import RuleSet
 
 Z95: Final = 1.959963984540054
@@ -61,7 +63,40 @@ class Pairing:
     second_wins: int = 0
     draws: int = 0
     unfinished: int = 0
+    stops_right: int = 0
+    stops_wrong: int = 0
+    idle_gestures: int = 0
+    wrong_on_idle: int = 0
     seeds: list[int] = field(default_factory=list, repr=False)
+
+    @property
+    def stop_precision(self) -> float:
+        """Share of ``first``'s Stop Kemps calls (double ones too) that were right (0 when it
+        made none)."""
+        made = self.stops_right + self.stops_wrong
+        return self.stops_right / made if made else 0.0
+
+    @property
+    def wrong_per_idle(self) -> float:
+        """``first``'s wrong Stop Kemps on ``second``'s pairs per idle gesture those pairs made
+        (gestures that were not the pair's agreed signal); 0 when they made none."""
+        return self.wrong_on_idle / self.idle_gestures if self.idle_gestures else 0.0
+
+    def add(self, stats: MatchStats, seed: int) -> None:
+        """Count one match."""
+        self.matches += 1
+        self.seeds.append(seed)
+        self.unfinished += stats.unfinished
+        if stats.outcome > 0:
+            self.first_wins += 1
+        elif stats.outcome < 0:
+            self.second_wins += 1
+        else:
+            self.draws += 1
+        self.stops_right += stats.stops_right
+        self.stops_wrong += stats.stops_wrong
+        self.idle_gestures += stats.idle_gestures
+        self.wrong_on_idle += stats.wrong_on_idle
 
     @property
     def rate(self) -> float:
@@ -78,8 +113,37 @@ class Pairing:
         out = asdict(self)
         del out["seeds"]
         low, high = self.ci
-        out.update(rate=round(self.rate, 4), ci_low=round(low, 4), ci_high=round(high, 4))
+        out.update(rate=round(self.rate, 4), ci_low=round(low, 4), ci_high=round(high, 4),
+                   stop_precision=round(self.stop_precision, 4),
+                   wrong_per_idle=round(self.wrong_per_idle, 4))
         return out
+
+
+@dataclass
+class MatchStats:
+    """One match seen from ``first``'s side: ``outcome`` 1 / -1 / 0 (first won / lost / draw),
+    ``unfinished`` 1 when time ran out; ``first``'s right and wrong Stop Kemps; idle gestures of
+    ``second``'s pairs and ``first``'s wrong Stop Kemps on those pairs."""
+
+    outcome: int = 0
+    unfinished: int = 0
+    stops_right: int = 0
+    stops_wrong: int = 0
+    idle_gestures: int = 0
+    wrong_on_idle: int = 0
+
+
+def player_factory(name: str) -> BotFactory:
+    """The factory for a bot level or an opponent family (:mod:`kemps.bots.families`); build one
+    per match (a family's pair may share its private agreements).
+
+    Raises:
+        KempsError: ``unknown_level`` for a name that is neither.
+    """
+    key = str(name).strip().lower()
+    if key in FAMILY_NAMES:
+        return family_factory(key)
+    return bot_factory(key)
 
 
 def pairings(levels: Sequence[str]) -> list[tuple[str, str]]:
@@ -105,27 +169,73 @@ def play_match(args: tuple[RuleSet, str, str, int, int]) -> tuple[int, int]:
     Raises:
         KempsError: ``unknown_level`` for a level that does not exist.
     """
+    stats = play_match_stats(args)
+    return stats.outcome, stats.unfinished
+
+
+def play_match_stats(args: tuple[RuleSet, str, str, int, int]) -> MatchStats:
+    """:func:`play_match` with ``first``'s Stop Kemps record (a :class:`MatchStats`). ``second``
+    may be an opponent family.
+
+    Raises:
+        KempsError: ``unknown_level`` for a level that does not exist.
+    """
     from kemps.sim import simulate_match
 
     rules, first, second, k, seed = args
     pairs = rules.pairs
     level_of = [first if (p + k) % 2 == 0 else second for p in range(pairs)]
-    factories = [bot_factory(level_of[s % pairs]) for s in range(rules.players)]
+    made = {name: player_factory(name) for name in (first, second)}
+    factories = [made[level_of[s % pairs]] for s in range(rules.players)]
+    stats = MatchStats()
+    signals: list[tuple[str, ...]] = [() for _ in range(pairs)]
+    pending: list[Called] = []
+
+    def watch(events: list[Event]) -> None:
+        for e in events:
+            if isinstance(e, Gestured):
+                p = e.seat % pairs
+                if level_of[p] == second and e.gesture not in signals[p]:
+                    stats.idle_gestures += 1
+            elif isinstance(e, SignalsAgreed):
+                signals[e.pair] = e.signals
+            elif isinstance(e, Called):
+                pending[:] = [e]
+            elif isinstance(e, CallJudged) and pending:
+                call = pending.pop()
+                if call.kind not in ("stop", "double_stop") or level_of[call.seat % pairs] != first:
+                    continue
+                on = call.on_pair if call.on_pair is not None else (
+                    (call.on_seat or 0) % pairs)
+                if e.right:
+                    stats.stops_right += 1
+                else:
+                    stats.stops_wrong += 1
+                    if level_of[on] == second:
+                        stats.wrong_on_idle += 1
+
     result = simulate_match(rules, seed, bots=factories, keep_events=False,
-                            max_time_s=MAX_TIME_S)
+                            max_time_s=MAX_TIME_S, on_events=watch)
     ranks = result.table.ranks
     if not result.finished or ranks is None:
-        return 0, 1
+        stats.unfinished = 1
+        return stats
     winners = {level_of[p] for p in range(pairs) if ranks[p] == 1}
     if winners == {first}:
-        return 1, 0
-    if winners == {second}:
-        return -1, 0
-    return 0, 0
+        stats.outcome = 1
+    elif winners == {second}:
+        stats.outcome = -1
+    return stats
+
+
+def family_pairings(levels: Sequence[str], families: Sequence[str]) -> list[tuple[str, str]]:
+    """Each level against each opponent family, levels in listed order."""
+    return [(lv, fam) for lv in levels for fam in families]
 
 
 def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jobs: int = 1,
-              on_match: Callable[[], None] | None = None) -> list[Pairing]:
+              on_match: Callable[[], None] | None = None, families: Sequence[str] = ()
+              ) -> list[Pairing]:
     """Play ``matches`` matches for every pairing of ``levels`` at a ``rules`` table.
 
     Args:
@@ -135,45 +245,40 @@ def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jo
         seed: the arena seed (see the module's seed rule).
         jobs: worker processes (1 = in this process); the results do not depend on it.
         on_match: called once after each match (for a progress bar).
+        families: opponent families (:data:`kemps.bots.families.FAMILY_NAMES`); when given, every
+            level plays every family instead of the other levels (:func:`family_pairings`).
 
     Returns:
-        One :class:`Pairing` per pairing, in :func:`pairings` order.
+        One :class:`Pairing` per pairing, in :func:`pairings` (or :func:`family_pairings`) order.
 
     Raises:
-        KempsError: ``unknown_level`` for a level that does not exist; ``bad_arena`` for fewer than
-            two levels or fewer than one match.
+        KempsError: ``unknown_level`` / ``unknown_family`` for a name that does not exist;
+            ``bad_arena`` for fewer than two levels (and no family) or fewer than one match.
     """
     names = [find_level(lv) for lv in levels]
-    if len(set(names)) < 2:
-        raise KempsError("bad_arena", "Give at least two different levels.")
+    fams = [find_family(f) for f in families]
+    if not names or (not fams and len(set(names)) < 2):
+        raise KempsError("bad_arena", "Give at least two different levels, or a level and "
+                         "opponent families.")
     if matches < 1:
         raise KempsError("bad_arena", "Play at least one match per pairing.")
-    results = [Pairing(a, b) for a, b in pairings(names)]
+    plan = family_pairings(names, fams) if fams else pairings(names)
+    results = [Pairing(a, b) for a, b in plan]
     work = [(rules, p.first, p.second, k, match_seed(seed, i, k))
             for i, p in enumerate(results) for k in range(matches)]
 
-    def tally(index: int, outcome: tuple[int, int]) -> None:
-        p = results[index // matches]
-        p.matches += 1
-        p.seeds.append(work[index][4])
-        won, unfinished = outcome
-        p.unfinished += unfinished
-        if won > 0:
-            p.first_wins += 1
-        elif won < 0:
-            p.second_wins += 1
-        else:
-            p.draws += 1
+    def tally(index: int, stats: MatchStats) -> None:
+        results[index // matches].add(stats, work[index][4])
         if on_match is not None:
             on_match()
 
     if jobs <= 1:
         for i, w in enumerate(work):
-            tally(i, play_match(w))
+            tally(i, play_match_stats(w))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for i, outcome in enumerate(pool.map(play_match, work, chunksize=8)):
-                tally(i, outcome)
+            for i, stats in enumerate(pool.map(play_match_stats, work, chunksize=8)):
+                tally(i, stats)
     return results
 
 
@@ -184,11 +289,15 @@ def results_table(results: Sequence[Pairing]) -> list[list[str]]:
         low, high = p.ci
         rows.append([f"{p.first} vs {p.second}", str(p.matches), str(p.first_wins),
                      str(p.second_wins), str(p.draws), f"{p.rate:.1%}",
-                     f"{low:.1%} - {high:.1%}"])
+                     f"{low:.1%} - {high:.1%}", str(p.unfinished),
+                     f"{p.stops_right}/{p.stops_wrong}", f"{p.stop_precision:.1%}",
+                     f"{p.wrong_on_idle}/{p.idle_gestures}"])
     return rows
 
 
-HEADERS: Final = ["Pairing", "Matches", "Wins", "Losses", "Draws", "Win rate (first)", "95% CI"]
+HEADERS: Final = ["Pairing", "Matches", "Wins", "Losses", "Draws", "Win rate (first)", "95% CI",
+                  "Unfinished", "Stop right/wrong (first)", "Stop precision",
+                  "Wrong stops / idle gestures (second)"]
 
 
 def markdown(results: Sequence[Pairing], command: str, seconds: float) -> str:
@@ -221,6 +330,9 @@ def register(app: typer.Typer) -> None:
                          ] = "pagat",
         seed: Annotated[int, typer.Option(help="Arena seed (each match's seed derives from it)."
                                           )] = 1,
+        families: Annotated[str, typer.Option(
+            help="Comma-separated opponent families (" + ", ".join(FAMILY_NAMES) + "): every "
+            "level plays each of them instead of the other levels.")] = "",
         jobs: Annotated[int, typer.Option(help="Worker processes (0 = one per CPU); results do "
                                           "not depend on it.")] = 1,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")
@@ -243,10 +355,11 @@ def register(app: typer.Typer) -> None:
         try:
             rule_set = build_rules(rules, pairs, None)
             names = [find_level(x) for x in levels.split(",") if x.strip()]
+            fams = [find_family(x) for x in families.split(",") if x.strip()]
         except KempsError as err:
             raise _fail(err) from None
         workers = jobs if jobs > 0 else (os.cpu_count() or 1)
-        total = matches * len(pairings(names))
+        total = matches * len(family_pairings(names, fams) if fams else pairings(names))
         started = time.perf_counter()
         with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(),
                       MofNCompleteColumn(), TimeRemainingColumn(), console=err_console,
@@ -254,12 +367,13 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task("Matches", total=total)
             try:
                 results = run_arena(rule_set, names, matches, seed, workers,
-                                    on_match=lambda: progress.advance(task))
+                                    on_match=lambda: progress.advance(task), families=fams)
             except KempsError as err:
                 raise _fail(err) from None
         seconds = time.perf_counter() - started
         command = (f"kemps arena --levels {','.join(names)} --matches {matches} --pairs "
-                   f"{rule_set.pairs} --rules {rules} --seed {seed}")
+                   f"{rule_set.pairs} --rules {rules} --seed {seed}"
+                   + (f" --families {','.join(fams)}" if fams else ""))
         if as_json:
             print(json.dumps({"command": command, "rules": rule_set.name,
                               "pairs": rule_set.pairs, "seed": seed, "matches": matches,

@@ -15,6 +15,7 @@ from typing import Final
 from kemps.bots.base import Bot
 from kemps.bots.simple import SimpleBot
 from kemps.driver import READY_HUDDLE_S, MatchDriver
+from kemps.driver import STUCK_S as STUCK_S  # the stuck-hand guard, for callers of the simulator
 from kemps.events import Event
 from kemps.record import MatchRecord
 from kemps.rules import RuleSet

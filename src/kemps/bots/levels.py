@@ -6,7 +6,8 @@ signal, and when it changes it. :func:`make_bot` builds a bot of a named level f
 :func:`bot_factory` gives the factory that :func:`kemps.sim.simulate_match` takes.
 
 Levels, weakest first: ``simple`` (the engine's plain :class:`~kemps.bots.simple.SimpleBot`),
-``casual``, ``club``, ``sharp``. Every reaction time is at least 0.3 s, and the simulator keeps a
+``casual``, ``club``, ``sharp``. A speed (``relaxed``, ``club``, ``sharp``: :data:`SPEEDS`) can
+replace any level's reaction times, so that a room with people in it can slow its bots down. Every reaction time is at least 0.3 s, and the simulator keeps a
 seat to one action every 0.25 s, so no bot acts faster than a person could.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from kemps.bots.base import Bot
@@ -56,6 +57,11 @@ class Level:
         decoy_swaps: chance, when the middle holds nothing wanted, to swap a useless card for
             another anyway, so that stopping swapping tells the table less.
         stall_factor: reaction times to wait before saying the middle has stalled.
+        habit_spread: weight of a rare idle gesture against a favourite one (1 = every gesture
+            alike), so that idle gestures are not all from a few favourites.
+        swap_gestures: chance of an idle gesture one reaction time after each of its own swaps
+            that does not make four, so that a gesture just after a swap (the moment a real
+            signal comes) says little: the signal's timing hides among them.
     """
 
     name: str
@@ -72,12 +78,14 @@ class Level:
     fakes: bool
     decoy_swaps: float
     stall_factor: float
+    habit_spread: float = 0.125
+    swap_gestures: float = 0.0
 
 
 CASUAL: Final = Level(
     name="casual", reaction_s=(0.45, 1.25), attention_partner=0.9, attention_opponents=0.6,
     inference="naive", stop_threshold=0.7, counting=False, helps_partner=False,
-    noise_every_s=12.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
+    noise_every_s=6.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
     decoy_swaps=0.0, stall_factor=3.5)
 CLUB: Final = Level(
     name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
@@ -86,12 +94,20 @@ CLUB: Final = Level(
     decoy_swaps=0.0, stall_factor=2.5)
 SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
-    inference="full", stop_threshold=0.45, counting=True, helps_partner=True,
+    inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
-    decoy_swaps=0.25, stall_factor=2.0)
+    decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
+
+# Reaction-time profiles (low, high) seconds: a bot of any level can be slowed or sped up so that
+# people can race it. ``relaxed`` leaves a person who reacts in about half a second a fair chance
+# in a race for a call or a card; ``club`` and ``sharp`` are those levels' own times.
+SPEEDS: Final[dict[str, tuple[float, float]]] = {
+    "relaxed": (0.6, 1.5), "club": CLUB.reaction_s, "sharp": SHARP.reaction_s}
+SPEED_NAMES: Final = ("relaxed", "club", "sharp")
+DEFAULT_SPEED_WITH_PEOPLE: Final = "relaxed"  # the room default when people sit at the table
 
 BotFactory = Callable[[int, RuleSet, random.Random], Bot]
 
@@ -109,29 +125,54 @@ def find_level(name: str) -> str:
     return key
 
 
-def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random) -> Bot:
-    """A bot of ``level`` for ``seat``; ``rng`` is its own generator (all its randomness).
+def find_speed(name: str) -> str:
+    """The canonical speed name for ``name`` (case and spaces ignored).
 
     Raises:
-        KempsError: ``unknown_level`` for a level that does not exist.
+        KempsError: ``unknown_speed`` naming the known speeds.
+    """
+    key = str(name).strip().lower()
+    if key not in SPEEDS:
+        raise KempsError("unknown_speed", f"No bot speed is called {name!r}; known: "
+                         f"{', '.join(SPEED_NAMES)}.")
+    return key
+
+
+def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
+             speed: str | None = None) -> Bot:
+    """A bot of ``level`` for ``seat``; ``rng`` is its own generator (all its randomness).
+
+    ``speed`` (one of :data:`SPEED_NAMES`) replaces the level's reaction times (seconds, see
+    :data:`SPEEDS`) and nothing else; None keeps the level's own.
+
+    Raises:
+        KempsError: ``unknown_level`` for a level that does not exist; ``unknown_speed``.
     """
     from kemps.bots.player import KempsBot
 
     key = find_level(level)
+    reaction = SPEEDS[find_speed(speed)] if speed is not None else None
     if key == "simple":
-        return SimpleBot(seat, rules, rng)
-    return KempsBot(seat, rules, rng, LEVELS[key])
+        if reaction is None:
+            return SimpleBot(seat, rules, rng)
+        return SimpleBot(seat, rules, rng, reaction_s=reaction)
+    lv = LEVELS[key]
+    if reaction is not None:
+        lv = replace(lv, reaction_s=reaction)
+    return KempsBot(seat, rules, rng, lv)
 
 
-def bot_factory(level: str) -> BotFactory:
-    """A factory ``(seat, rules, rng) -> Bot`` of ``level``, for :func:`kemps.sim.simulate_match`.
+def bot_factory(level: str, speed: str | None = None) -> BotFactory:
+    """A factory ``(seat, rules, rng) -> Bot`` of ``level`` (at ``speed``, see :func:`make_bot`),
+    for :func:`kemps.sim.simulate_match`.
 
     Raises:
-        KempsError: ``unknown_level`` for a level that does not exist.
+        KempsError: ``unknown_level`` for a level that does not exist; ``unknown_speed``.
     """
     key = find_level(level)
+    pace = find_speed(speed) if speed is not None else None
 
     def factory(seat: int, rules: RuleSet, rng: random.Random) -> Bot:
-        return make_bot(key, seat, rules, rng)
+        return make_bot(key, seat, rules, rng, pace)
 
     return factory

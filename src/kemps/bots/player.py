@@ -31,7 +31,17 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from kemps.actions import Action, AgreeSignals, Call, Go, Object, ProposeStall, Swap
+from kemps.actions import (
+    Action,
+    AgreeSignals,
+    Call,
+    Discard,
+    Go,
+    Grab,
+    Object,
+    ProposeStall,
+    Swap,
+)
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan, stop_call_on
 from kemps.bots.levels import Level
@@ -65,8 +75,11 @@ from kemps.rules import RuleSet
 from kemps.views import SeatView
 
 RESIGNAL_S: Final = (2.5, 4.0)  # the partner has not called: give the signal again after this
+SWITCH_PER_SWEEP: Final = 6.0  # score lost by the rank collected per sweep it has not shown
 STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap something anyway
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
+FOLLOWER_WAIT_S: Final = 1.5  # the pair's second seat waits this long for the first to propose
+MISSED_CALL: Final = 0.9  # the chance that a signaller's partner sees the signal and calls
 
 
 class KempsBot(FollowsCards):
@@ -88,7 +101,7 @@ class KempsBot(FollowsCards):
         self.palette: tuple[str, ...] = SEEN + (HEARD if rules.heard_signals else ())
         # A personal habit: a handful of favourite idle gestures, the rest rare.
         favourites = set(rng.sample(self.palette, 4))
-        self.habit = [4.0 if g in favourites else 0.5 for g in self.palette]
+        self.habit = [1.0 if g in favourites else level.habit_spread for g in self.palette]
         self.watch = Watcher(seat, rules, level)
         self.cards = SeatCards(seat)
         self.phase = "huddle"
@@ -111,12 +124,17 @@ class KempsBot(FollowsCards):
         self.agreed_stall = False
         self.objected = False
         self.planned_swap: Swap | None = None
+        self.planned_discard = False
+        self.grabbed: tuple[Card, ...] = ()
         self.planned_stall = False
         self.planned_noise = False
         self.planned_call: str | None = None
         self.planned_object = False
         self.last_call: Called | None = None
         self.shown_four: list[int] = []
+        self.last_belief = 0.0
+        self._target_key: tuple[object, ...] = ()
+        self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
 
     # -- small helpers -------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -163,8 +181,10 @@ class KempsBot(FollowsCards):
 
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
         """A planned action was refused (someone was quicker, the hand ended): think again."""
-        if isinstance(action, Swap):
+        if isinstance(action, Swap | Grab):
             self.planned_swap = None
+        elif isinstance(action, Discard):
+            self.planned_discard = False
         elif isinstance(action, ProposeStall):
             self.planned_stall = False
             if error.code in ("stall_pending", "objection_pending"):
@@ -177,6 +197,25 @@ class KempsBot(FollowsCards):
             self.planned_object = False
         return self._decide(now)
 
+    def on_stuck(self, now: float) -> list[Plan]:
+        """The driver's stuck-hand guard (:mod:`kemps.sim`): the hand has gone on for minutes
+        with no call. Give the signal again if we hold four; otherwise drop the rank we
+        collect and swap a random card of ours for a random card of the middle."""
+        if not self._in_play() or not self.hand:
+            return []
+        if self._four():
+            if self.signals:
+                return [Plan(self._react(), GestureAction(self.seat, self.signals[0]), "signal")]
+            return []
+        take = [c for c in self.middle if c is not None]
+        if not take:
+            return []
+        self.target = None
+        self.sweeps_without = 0
+        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.hand),))
+        self.planned_swap = swap
+        return [Plan(self._react(), swap, "cards")]
+
     # -- following the table -------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
         w = self.watch
@@ -184,10 +223,16 @@ class KempsBot(FollowsCards):
             self._reset_hand()
         self.cards.follow(e)
         if isinstance(e, Swapped):
+            w.swapped(e.seat, e.took, e.gave, e.t)
             if e.seat == self.seat:
                 self.planned_swap = None
                 self.objected = False
-            w.swapped(e.seat, e.took, e.gave, e.t)
+                if (self.level.swap_gestures and not self._four()
+                        and self.rng.random() < self.level.swap_gestures):
+                    # An idle gesture where a signal would come: the signal's timing hides.
+                    self.planned_noise = True
+                    return [Plan(self._react(0.8), GestureAction(self.seat, self._idle()),
+                                 "gesture")]
         elif isinstance(e, Gestured):
             w.gestured(e.seat, e.gesture, e.t)
             if e.seat == self.seat:
@@ -229,10 +274,19 @@ class KempsBot(FollowsCards):
             self.agreed_stall = False
         elif isinstance(e, Grabbed):
             w.swapped(e.seat, e.took, (), e.t)
+            if e.seat == self.seat:
+                self.planned_swap = None
+                self.grabbed = e.took
         elif isinstance(e, Discarded):
             w.swapped(e.seat, (), e.gave, e.t)
+            if e.seat == self.seat:
+                self.planned_discard = False
+                self.grabbed = ()
         elif isinstance(e, HoldExpired):
             w.returned(e.seat, e.returned)
+            if e.seat == self.seat:
+                self.planned_discard = False
+                self.grabbed = ()
         elif isinstance(e, PlayOpened):
             self.phase = "play"
         elif isinstance(e, HandDealt):
@@ -251,6 +305,8 @@ class KempsBot(FollowsCards):
         elif isinstance(e, SignalsAgreed):
             self.signals = e.signals
             self.change_signal = False
+            if e.seat != self.seat and not self.leader:
+                return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
         elif isinstance(e, HandEnded):
             self.phase = "huddle"
             self.planned_call = None
@@ -283,20 +339,64 @@ class KempsBot(FollowsCards):
                 attention = lv.attention_partner
                 if self.rng.random() < attention:
                     self.planned_call = "kemps"
-                    return [Plan(self._react(), Call(self.seat, "kemps"), "call")]
+                    # S0, S4: both partners hold four -- the double call scores double.
+                    kemps = (Call(self.seat, "double_kemps") if self.rules.double_calls
+                            and self._four() else Call(self.seat, "kemps"))
+                    return [Plan(self._react(), kemps, "call")]
             return []
         if e.seat % self.pairs == self.pair or self.planned_call is not None:
             return []
         if self.rng.random() >= lv.attention_opponents:
             return []
-        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
-        if belief < lv.stop_threshold:
-            return []
         call = self._stop_call(e.seat)
         if call is None:
             return []
+        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
+        # The level's threshold is a floor of the stakes' one: the cheap test first.
+        if belief < lv.stop_threshold or belief < self._stop_threshold(e.seat % self.pairs):
+            return []
         self.planned_call = "stop"
+        self.last_belief = belief
         return [Plan(self._react(), call, "call")]
+
+    def _stake(self, award: tuple[tuple[int, int], ...]) -> float:
+        """What ``award`` is worth to our pair, in letters (or points) against the average other
+        pair; a letter that would put a pair out counts three."""
+        r = self.rules
+        letters = r.scoring == "letters"
+        limit = r.losing_letters if letters else r.target
+        worth = [0.0] * self.pairs
+        for p, amount in award:
+            final = self.scores[p] + amount >= limit if limit else False
+            worth[p] += amount * (3.0 if final else 1.0)
+        others = sum(worth[p] for p in range(self.pairs) if p != self.pair) / max(1,
+                                                                                self.pairs - 1)
+        value = worth[self.pair] - others
+        return -value if letters else value
+
+    def _stop_threshold(self, on_pair: int) -> float:
+        """The chance of being right above which Stop Kemps on ``on_pair`` is worth calling
+        (``full`` inference; other levels use their fixed ``stop_threshold``).
+
+        Expected worth of calling: p * right + (1 - p) * wrong; of keeping quiet: p * q * missed
+        (the signaller's partner calls Kemps, q = the chance it notices). Call when
+        p >= -wrong / (right - q * missed - wrong), never below the level's ``stop_threshold``.
+        """
+        lv = self.level
+        if lv.inference != "full":
+            return lv.stop_threshold
+        from kemps.scoring import call_award
+
+        r = self.rules
+        letters_to = (on_pair + 1) % self.pairs  # the pair on the Kemps caller's left
+        right = self._stake(call_award(r, self.pair, "stop", on_pair, True))
+        wrong = self._stake(call_award(r, self.pair, "stop", on_pair, False))
+        missed = self._stake(call_award(r, on_pair, "kemps", on_pair, True,
+                                        letters_to=letters_to))
+        denom = right - MISSED_CALL * missed - wrong
+        if denom <= 0.0 or wrong >= 0.0:
+            return lv.stop_threshold
+        return max(lv.stop_threshold, -wrong / denom)
 
     def _stop_call(self, signaller: int) -> Call | None:
         return stop_call_on(self.rules, self.seat, signaller)
@@ -316,6 +416,13 @@ class KempsBot(FollowsCards):
         if phase != "play" or not self.hand:
             return []
         plans = []
+        if len(self.hand) > 4:  # holding a grabbed card (S4): discard before anything else
+            if not self.planned_discard:
+                give = self._discard_choice()
+                if give:
+                    self.planned_discard = True
+                    plans.append(Plan(self._react(0.6), Discard(self.seat, give), "cards"))
+            return plans
         if self._four():
             if self.signals and self.signalled_at is None:
                 plans += self._signal(now)
@@ -328,7 +435,10 @@ class KempsBot(FollowsCards):
         if swap is not None:
             if swap != self.planned_swap:
                 self.planned_swap = swap
-                plans.append(Plan(self._react(), swap, "cards"))
+                move: Swap | Grab = swap
+                if self._grabs() and swap.take:
+                    move = Grab(self.seat, swap.take)  # S4: grab now, choose the discard after
+                plans.append(Plan(self._react(), move, "cards"))
         else:
             if self.planned_swap is not None:
                 self.planned_swap = None
@@ -348,23 +458,34 @@ class KempsBot(FollowsCards):
         return plans
 
     def _huddle(self) -> list[Plan]:
-        if not self.leader or self.agreed_for == self.hand_no:
+        if self.agreed_for == self.hand_no:
             return []
+        if not self.leader:
+            # The pair's second seat proposes only when the pair has no signal, or it was read,
+            # and later than the first seat would: a person who leads and skips the huddle
+            # still gets a signal from the bot. A proposal from the partner cancels it.
+            if self.signals and not self.change_signal:
+                return []
+            self.agreed_for = self.hand_no
+            choice = self._choose_signal()
+            return [Plan(FOLLOWER_WAIT_S + self._react(), AgreeSignals(self.seat, (choice,)),
+                         "table")]
         self.agreed_for = self.hand_no
         change = (not self.signals or self.change_signal
                   or self.rng.random() < self.level.change_anyway)
         if not change:
             return []
+        return [Plan(self._react(), AgreeSignals(self.seat, (self._choose_signal(),)), "table")]
+
+    def _choose_signal(self) -> str:
         avoid = set(self.signals) | (self.burnt if self.level.counting else set())
         options = [g for g in self.palette if g not in avoid] or [
             g for g in self.palette if g not in self.signals]
         if self.level.inference == "full":
             # S0 "Choosing a signal": small and natural, something done anyway at this table.
             weights = [1.0 + self.watch.table_gestures.get(g, 0) for g in options]
-            choice = self.rng.choices(options, weights)[0]
-        else:
-            choice = self.rng.choice(options)
-        return [Plan(self._react(), AgreeSignals(self.seat, (choice,)), "table")]
+            return self.rng.choices(options, weights)[0]
+        return self.rng.choice(options)
 
     def _signal(self, now: float) -> list[Plan]:
         if not self.signals:
@@ -372,11 +493,14 @@ class KempsBot(FollowsCards):
         self.signalled_at = now
         return [Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]), "signal")]
 
+    def _idle(self) -> str:
+        """An idle gesture from the personal habit, never the pair's signal."""
+        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
+        return self.rng.choices([g for g, _ in options], [w for _, w in options])[0]
+
     def _noise(self) -> list[Plan]:
         self.planned_noise = True
-        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
-        gestures = [g for g, _ in options]
-        choice = self.rng.choices(gestures, [w for _, w in options])[0]
+        choice = self._idle()
         delay = max(HUMAN_MIN_S, self.rng.expovariate(1.0 / self.level.noise_every_s))
         return [Plan(delay, GestureAction(self.seat, choice), "gesture")]
 
@@ -418,11 +542,14 @@ class KempsBot(FollowsCards):
                 self.target = self.rng.choice(choices)
                 self.sweeps_without = 0
             return self.target
+        w = self.watch
+        key = (tuple(self.hand), tuple(self.middle), self.target, self.sweeps_without, w.version)
+        if key == self._target_key:
+            return self.target  # nothing it depends on has changed since the last answer
         middle_counts: dict[str, int] = {}
         for c in self.middle:
             if c is not None:
                 middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
-        w = self.watch
         best_rank: str | None = None
         best_score = -1e9
         for rank in sorted(set(counts) | set(middle_counts)):
@@ -435,14 +562,23 @@ class KempsBot(FollowsCards):
                 if s != self.seat:
                     score -= (1.5 if s != self.partner else 1.0) * w.interest(s, rank)
             if rank == self.target:
-                score += 4.0 if self.sweeps_without < 2 else -4.0
+                # S0: "if the rank you want has not shown in the middle after two sweeps, it is
+                # probably in somebody else's hand": the longer, the likelier.
+                score += 4.0 if self.sweeps_without < 2 else -SWITCH_PER_SWEEP * (
+                    self.sweeps_without - 1)
+            score -= self.given_up.get(rank, 0.0)
             if score > best_score:
                 best_rank, best_score = rank, score
         if best_rank is None:
             best_rank = max(sorted(counts), key=lambda r: counts[r])
         if best_rank != self.target:
+            if self.target is not None and self.sweeps_without >= 2:
+                # Given up: it keeps its penalty, or the bot would switch straight back.
+                self.given_up[self.target] = SWITCH_PER_SWEEP * (self.sweeps_without - 1)
             self.target = best_rank
             self.sweeps_without = 0
+        self._target_key = (tuple(self.hand), tuple(self.middle), self.target,
+                            self.sweeps_without, w.version)
         return self.target
 
     def _throw_order(self, target: str) -> list[Card]:
@@ -472,15 +608,33 @@ class KempsBot(FollowsCards):
             return None
         if not wanted:
             w = self.watch
-            if w.sweeps - w.sweeps_at_swap[self.seat] >= STUCK_SWEEPS:
-                # Every card we want is in somebody's hand and theirs in ours: let one go.
-                take = [c for c in self.middle if c is not None]
-                return Swap(self.seat, (take[0],), (throw[0],)) if take else None
+            idle = w.sweeps - w.sweeps_at_swap[self.seat]
+            if idle >= STUCK_SWEEPS:
+                return self._unstick(target, throw, give_up=idle >= 2 * STUCK_SWEEPS)
             if self.level.decoy_swaps and self.rng.random() < self.level.decoy_swaps / 8:
                 return self._decoy_swap(target, throw)
             return None
         k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
         return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
+
+    def _unstick(self, target: str, throw: list[Card], give_up: bool) -> Swap | None:
+        """Every card we want is in somebody's hand and theirs in ours (partners can hold each
+        other's cards for ever where swept cards come back): let one go. First a card we do not
+        collect, for the card of the middle that matches most of our hand; if that did not
+        help either, give up the rank: throw a card of it and collect the rank taken."""
+        take = [c for c in self.middle if c is not None]
+        if not take:
+            return None
+        counts = self._counts()
+        pick = max(take, key=lambda c: (counts.get(c.rank, 0) if c.rank != target else -1,
+                                        -c.index))
+        if give_up:
+            mine = [c for c in self.hand if c.rank == target]
+            if mine and pick.rank != target:
+                self.target = pick.rank
+                self.sweeps_without = 0
+                return Swap(self.seat, (pick,), (mine[0],))
+        return Swap(self.seat, (pick,), (throw[0],))
 
     def _decoy_swap(self, target: str, throw: list[Card]) -> Swap | None:
         """S1 hint: "confuse the other team by occasionally picking up cards you don't need"."""
@@ -492,6 +646,23 @@ class KempsBot(FollowsCards):
         if not options:
             return None
         return Swap(self.seat, (options[0],), (throw[0],))
+
+    def _grabs(self) -> bool:
+        """Grab-then-discard (S4) where the table has a hold limit, at counting levels: one quick
+        grab, the discard chosen after (and, where ``immune_while_holding``, safe from calls
+        while holding)."""
+        return self.rules.hold_limit_s > 0 and self.level.counting
+
+    def _discard_choice(self) -> tuple[Card, ...]:
+        """The cards to discard after a grab: as many as were grabbed, never a grabbed one (the
+        table refuses it), the least useful first."""
+        extra = len(self.hand) - 4
+        counts = self._counts()
+        target = max(sorted(counts), key=lambda r: counts[r]) if counts else ""
+        order = [c for c in self._throw_order(target) if c not in self.grabbed]
+        if len(order) < extra:
+            order += [c for c in self.hand if c not in self.grabbed and c not in order]
+        return tuple(order[:extra])
 
     def _wanted_in_middle(self) -> bool:
         if self.target is None or self._four():

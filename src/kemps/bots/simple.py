@@ -134,6 +134,24 @@ class SimpleBot(FollowsCards):
                 changed = True
         return plans + self._decide(now) if changed else plans
 
+    def on_stuck(self, now: float) -> list[Plan]:
+        """The driver's stuck-hand guard (:mod:`kemps.sim`): minutes without a call. Signal
+        again with four; otherwise swap a random card for a random card of the middle."""
+        if self.phase != "play" or not self.hand:
+            return []
+        if self._four():
+            if not self.signals:
+                return []
+            return [Plan(self._react(), GestureAction(self.seat, self.signals[0]), "gesture")]
+        take = [c for c in self.middle if c is not None]
+        if not take:
+            return []
+        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.hand),))
+        self.planned_swap = swap
+        self.target = None
+        self.switched = False
+        return [Plan(self._react(), swap, "cards")]
+
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
         """A rejected move (usually ``card_gone``: someone was quicker): think again."""
         if isinstance(action, ProposeStall):

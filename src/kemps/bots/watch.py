@@ -29,6 +29,11 @@ from kemps.rules import RuleSet
 IDENTIFY_S: Final = 4.0  # a gesture this long before a right call may have been the signal
 QUIET_S: Final = 3.0  # a gesture followed by no call for this long was not a live signal
 TOOK_LR: Final = (1.0, 1.0, 1.8, 5.0, 30.0)  # odds factor by cards of one rank seen taken
+UNSEEN_SIGNAL: Final = 0.06  # ``full``: chance that a gesture of a pair never read is its signal
+QUIET_FACTOR: Final = 0.3  # ``full``: per time the gesture drew no call since it was last read
+FAKE_PRIOR: Final = (1.5, 0.5)  # ``full``: (real, fake) pseudo-counts of a pair's live signals
+SWAPPED_AFTER_S: Final = 8.0  # a signal followed by a swap this soon, with no call: a fake
+STILL_LR: Final = 3.0  # passed over a card of its own rank in a fresh middle: stopped swapping
 
 
 def _odds_to_p(odds: float) -> float:
@@ -50,18 +55,33 @@ class Watcher:
         self.level = level
         # per match, per pair
         self.idents: list[list[tuple[int, dict[str, float]]]] = [[] for _ in range(self.pairs)]
+        # (kept, changed) pseudo-counts of a pair keeping its signal once it was read: pairs
+        # that know the table change a read signal (S0 "Choosing a signal"), so a read signal is
+        # believed kept once the pair has shown that it keeps them.
         self.keep: list[list[float]] = [[1.0, 3.0] for _ in range(self.pairs)]
         self.gestures_seen = [0] * self.pairs
         self.signals_seen = [0.0] * self.pairs
         self.wrong_stops_on = [0] * self.pairs
         self.table_gestures: dict[str, int] = {}
+        # ``full``: per pair, each gesture's count of times it drew no call since the pair's
+        # signal was last read, and the pair's live signals that proved real or fake.
+        self.quiet: list[dict[str, int]] = [{} for _ in range(self.pairs)]
+        self.real = [0.0] * self.pairs
+        self.fakes = [0.0] * self.pairs
+        self.call_times: list[float] = []
         self.hand_no = 0
         self.new_hand(0)
 
     # -- per hand ---------------------------------------------------------------------------
     def new_hand(self, hand_no: int) -> None:
         """Forget the last hand's cards and gestures (beliefs about signals stay)."""
+        if getattr(self, "gests", None):
+            self._count_quiet()
+        self.call_times = []
+        self.faked: set[float] = set()
+        self.passed_over: list[bool] = [False] * self.n
         self.hand_no = hand_no
+        self.version = getattr(self, "version", 0) + 1
         self.held: list[list[Card]] = [[] for _ in range(self.n)]
         self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
         self.swept: dict[str, int] = {}
@@ -73,6 +93,18 @@ class Watcher:
 
     def swapped(self, seat: int, took: tuple[Card, ...], gave: tuple[Card, ...], t: float) -> None:
         """``seat`` took ``took`` from the middle and gave ``gave`` (also grabs and discards)."""
+        self.passed_over[seat] = False
+        self.version += 1
+        p = seat % self.pairs
+        if p != self.pair and self.level.inference == "full":
+            # A live signal given, no call after it, and the giver goes on swapping: a fake.
+            read = self.identified(p)
+            for gt, gs, g in self.gests:
+                if (gs == seat and gt not in self.faked and t - gt <= SWAPPED_AFTER_S
+                        and read.get(g, 0.0) >= 0.5
+                        and not any(gt <= ct <= t for ct in self.call_times)):
+                    self.faked.add(gt)
+                    self.fakes[p] += 1.0
         held = self.held[seat]
         for c in gave:
             if c in held:
@@ -88,6 +120,7 @@ class Watcher:
 
     def returned(self, seat: int, cards: tuple[Card, ...]) -> None:
         """Grabbed cards went back to the middle (S4 hold limit)."""
+        self.version += 1
         held = self.held[seat]
         for c in cards:
             if c in held:
@@ -96,6 +129,13 @@ class Watcher:
     def swept_away(self, cards: tuple[Card, ...]) -> None:
         """The middle was swept: these cards are out of the hand."""
         self.sweeps += 1
+        self.version += 1
+        # Whoever collects a rank that was in the middle and did not take it passed it over.
+        ranks = {c.rank for c in cards}
+        for s in range(self.n):
+            fav = self.favourite(s)
+            if s != self.seat and fav is not None and fav in ranks:
+                self.passed_over[s] = True
         for c in cards:
             self.swept[c.rank] = self.swept.get(c.rank, 0) + 1
 
@@ -154,11 +194,20 @@ class Watcher:
     def judged(self, call_t: float, kind: str, right: bool, on_pair: int | None,
                shown_four: list[int], checked: tuple[int, ...]) -> None:
         """A call was judged. ``shown_four`` are the seats revealed holding four of a kind."""
+        self.call_times.append(call_t)
         if right and shown_four:
             for s in shown_four:
                 self._identify(s, call_t)
         elif not right and kind in ("stop", "double_stop") and on_pair is not None:
             self.wrong_stops_on[on_pair] += 1
+            if on_pair != self.pair:
+                # Called on, and wrong: the gestures just before it were fakes or idle.
+                read = self.identified(on_pair)
+                for t, s, g in self.gests:
+                    if (s % self.pairs == on_pair and call_t - IDENTIFY_S <= t <= call_t
+                            and read.get(g, 0.0) >= 0.5 and t not in self.faked):
+                        self.faked.add(t)
+                        self.fakes[on_pair] += 1.0
 
     def _identify(self, shown: int, call_t: float) -> None:
         p = shown % self.pairs
@@ -175,6 +224,10 @@ class Watcher:
             total = sum(weights.values())
             weights = {g: w / total for g, w in weights.items()}
         idents = self.idents[p]
+        if self.level.inference == "full" and p != self.pair:
+            self.quiet[p] = {}  # read afresh: earlier quiet gestures say nothing of this one
+            if idents and sum(w * weights.get(g, 0.0) for g, w in idents[-1][1].items()) >= 0.5:
+                self.real[p] += 1.0  # the signal read before proved real again
         if idents and idents[-1][0] == self.hand_no:
             idents[-1] = (self.hand_no, weights)
             return
@@ -192,6 +245,22 @@ class Watcher:
         idents = self.idents[pair]
         return idents[-1][1] if idents else {}
 
+    def _count_quiet(self) -> None:
+        """At the end of a hand: each opponent gesture that drew no call within ``QUIET_S``."""
+        calls = self.call_times
+        for t, s, g in self.gests:
+            p = s % self.pairs
+            if p == self.pair or any(t <= ct <= t + QUIET_S for ct in calls):
+                continue
+            q = self.quiet[p]
+            q[g] = q.get(g, 0) + 1
+
+    def looks_lr(self, seat: int) -> float:
+        """Odds factor from where ``seat`` looks (S0: a player with four "looks at their
+        partner"). The table does not model attention or looks yet, so this is 1 (no evidence);
+        a hook for when it does."""
+        return 1.0
+
     # -- belief ---------------------------------------------------------------------------------
     def belief(self, seat: int, gesture: str, now: float, hand: Sequence[Card],
                middle: Sequence[Card | None]) -> float:
@@ -205,9 +274,16 @@ class Watcher:
         """
         p = seat % self.pairs
         idents = self.idents[p]
+        if self.level.inference == "full":
+            return self._full_belief(seat, gesture, now, hand, middle)
         if self.level.inference == "naive":
-            if idents and self.hand_no - idents[-1][0] <= 2:
-                return 1.0 if gesture in idents[-1][1] else 0.0
+            if idents and self.hand_no - idents[-1][0] <= 2 and gesture in idents[-1][1]:
+                for t, s, g in self.gests:
+                    if t >= now - QUIET_S:
+                        break
+                    if g == gesture and s % self.pairs == p:
+                        return 0.0  # made before this hand with no call after it: not live
+                return 1.0
             return 0.0
         a, b = self.keep[p]
         c = (idents[-1][1].get(gesture, 0.0) * a / (a + b)) if idents else 0.0
@@ -221,9 +297,35 @@ class Watcher:
                 break
         prob *= (self.signals_seen[p] + 1.0) / (self.signals_seen[p] + 1.0
                                                  + self.wrong_stops_on[p])
-        if self.level.inference != "full":
-            return prob
-        lr = self._moment(seat, now, hand, middle)
+        return prob
+
+    def _full_belief(self, seat: int, gesture: str, now: float, hand: Sequence[Card],
+                     middle: Sequence[Card | None]) -> float:
+        """``full``: P(the gesture is the pair's live signal) x P(a live signal of this pair is
+        real, not a fake), in odds times the moment's evidence (:meth:`_moment`)."""
+        p = seat % self.pairs
+        idents = self.idents[p]
+        if idents:
+            a, b = self.keep[p]
+            pi = idents[-1][1].get(gesture, 0.0) * a / (a + b)
+            pi = max(pi, UNSEEN_SIGNAL * (1.0 - pi))
+        else:
+            pi = UNSEEN_SIGNAL  # S0: "Do not call on a hunch"
+        # A pair whose gestures have mostly been signals (it makes few idle ones), and this is
+        # the one read.
+        if idents:
+            share = (self.signals_seen[p] + 0.1) / (self.gestures_seen[p] + 2.0)
+            pi = max(pi, share * idents[-1][1].get(gesture, 0.0))
+        pi *= QUIET_FACTOR ** self.quiet[p].get(gesture, 0)
+        for t, s, g in self.gests:
+            if t >= now - QUIET_S:
+                break
+            if g == gesture and s % self.pairs == p:
+                pi *= 0.15  # made earlier this hand with no call after it: not live now
+                break
+        r0, f0 = FAKE_PRIOR
+        prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)
+        lr = self._moment(seat, now, hand, middle) * self.looks_lr(seat)
         if lr <= 0.0:
             return 0.0
         prob = min(prob, 0.999)
@@ -251,4 +353,6 @@ class Watcher:
             lr *= 1.8  # S0: "a player who has just made four of a kind stops swapping"
         elif self.sweeps - self.sweeps_at_swap[seat] >= 2:
             lr *= 1.3
+        if self.level.inference == "full" and self.passed_over[seat]:
+            lr *= STILL_LR  # S0: "stops swapping, sits a little stiller"
         return lr

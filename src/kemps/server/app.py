@@ -60,6 +60,7 @@ from kemps.server.room import (
     Room,
     ServerError,
     bot_levels,
+    bot_speeds,
     error_for,
     new_code,
 )
@@ -321,7 +322,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                 "options": option_schema(), "max_pairs": MAX_PAIRS,
                 "gestures": {g.name: {"kind": g.kind, "label": g.label}
                              for g in PALETTE.values()},
-                "bot_levels": list(bot_levels()), "protocol": PROTOCOL_VERSION}
+                "bot_levels": list(bot_levels()), "bot_speeds": list(bot_speeds()),
+                "protocol": PROTOCOL_VERSION}
 
     @app.get("/api/protocol.json", responses=errors())
     async def protocol_schema() -> dict[str, Any]:
@@ -366,10 +368,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         """(Host) seat a bot at ``seat``, or at every open seat (``fill``); the room."""
         room = await server.open_room(code)
         room.require_host(_token(authorization))
+        if body.speed is not None:
+            room.set_bot_speed(body.speed)
         if body.fill:
             room.fill_with_bots(body.level)
         elif body.seat is None:
-            raise ServerError("bad_request", "Name a seat, or ask to fill every open seat.")
+            if body.speed is None:
+                raise ServerError("bad_request", "Name a seat, or ask to fill every open seat.")
         else:
             room.add_bot(body.seat, body.level)
         await server.durable()
@@ -377,7 +382,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @app.delete("/api/rooms/{code}/seats/{seat}", response_model=None,
                 responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
-    async def clear_seat(code: RoomCode, seat: Annotated[int, Path(ge=0, le=11)],
+    async def clear_seat(code: RoomCode, seat: Annotated[int, Path(ge=0, le=2 * MAX_PAIRS - 1)],
                          authorization: Authorization = None) -> dict[str, Any]:
         """(Host, or the seat itself) clear a seat; the room."""
         room = await server.open_room(code)

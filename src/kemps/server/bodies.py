@@ -67,7 +67,7 @@ class RuleOptions(BaseModel):
     table_chat: bool | None = None
     table_talk: Literal["forbidden", "allowed"] | None = None
     fake_signals: Literal["allowed", "banned"] | None = None
-    dealer: Literal["rotate_left", "fixed"] | None = None
+    dealer: Literal["rotate_left", "fixed", "non_playing"] | None = None
     start: Literal["on_deal", "on_go", "countdown"] | None = None
     start_countdown_s: Seconds | None = None
     multi_swap: bool | None = None
@@ -76,6 +76,7 @@ class RuleOptions(BaseModel):
     sweep: Literal["any_player_unless_objection", "all_agree", "dealer_only"] | None = None
     sweep_countdown_s: Seconds | None = None
     idle_sweep_s: Seconds | None = None
+    objection_s: Annotated[float, Field(ge=1, le=60)] | None = None
     stock_exhausted: Literal["real_deal", "reshuffle_swept"] | None = None
     stop_target: Literal["pair", "player"] | None = None
     stop_scope: Literal["any", "opposite"] | None = None
@@ -84,6 +85,7 @@ class RuleOptions(BaseModel):
     double_calls: bool | None = None
     double_right: Annotated[int, Field(ge=1, le=5), WHOLE] | None = None
     double_wrong: Annotated[int, Field(ge=1, le=5), WHOLE] | None = None
+    double_stop_on: Literal["four_of_a_kind", "two_of_a_kind"] | None = None
     scoring: Literal["letters", "points"] | None = None
     word: Annotated[str, Field(pattern=r"^[A-Z]{2,12}$")] | None = None
     target: Annotated[int, Field(ge=0, le=12), WHOLE] | None = None
@@ -132,7 +134,7 @@ class SeatBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"seat": 2, "name": "Cara"}]})
-    seat: Annotated[int, Field(ge=0, le=11), WHOLE]
+    seat: Annotated[int, Field(ge=0, le=2 * MAX_PAIRS - 1), WHOLE]
     name: Name
 
 
@@ -145,18 +147,24 @@ class SpectatorsBody(BaseModel):
 
 class BotBody(BaseModel):
     """Seat a bot, or fill every open seat: ``{"seat": 1, "level": "simple"}`` /
-    ``{"fill": true}``."""
+    ``{"fill": true}``; ``speed`` (``relaxed``, ``club``, ``sharp``) sets the room's bot speed
+    too (alone as well: ``{"speed": "club"}``)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
-        "examples": [{"seat": 1, "level": "simple"}, {"fill": True, "level": "club"}]})
-    seat: Annotated[int, Field(ge=0, le=11), WHOLE] | None = None
+        "examples": [{"seat": 1, "level": "simple"}, {"fill": True, "level": "club",
+                                                      "speed": "relaxed"}]})
+    seat: Annotated[int, Field(ge=0, le=2 * MAX_PAIRS - 1), WHOLE] | None = None
     level: BotLevel = "simple"
     fill: bool = False
+    speed: Annotated[str, CleanText(20, 1, "bot speed"),
+                     WithJsonSchema({"type": "string", "enum": list(bots.SPEEDS),
+                                          "description": "the room's bot speed (reaction times), "
+                                          "slowest first"})] | None = None
 
 
 # -- the desk ---------------------------------------------------------------------------------------
 TwoPlayers = Annotated[list[PlayerName], Field(min_length=2, max_length=2)]
-PairRef = PlayerName | Annotated[int, Field(ge=0, le=5), WHOLE]
+PairRef = PlayerName | Annotated[int, Field(ge=0, le=MAX_PAIRS - 1), WHOLE]
 
 
 class NamedPair(BaseModel):

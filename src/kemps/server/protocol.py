@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kemps.errors import KempsError
+from kemps.rules import MAX_PAIRS
 from kemps.text import TextError, check_strings, utf8_size
 
 PROTOCOL_VERSION: Final = 1
@@ -65,7 +66,7 @@ class TableTalkMessage(_Message):
     """``{"type": "table_talk", "pair": 1}``: the host rules that a pair used table talk."""
 
     type: Literal["table_talk"]
-    pair: int = Field(ge=0, le=5)
+    pair: int = Field(ge=0, le=MAX_PAIRS - 1)
 
 
 ClientMessage = ActionMessage | ReadyMessage | PingMessage | SyncMessage | TableTalkMessage

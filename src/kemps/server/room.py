@@ -74,16 +74,23 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random) -> Bot:
-    """A bot of ``level`` (one of :func:`bot_levels`) for ``seat``.
+def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
+             speed: str | None = None) -> Bot:
+    """A bot of ``level`` (one of :func:`bot_levels`) for ``seat``, at ``speed`` (one of
+    :func:`bot_speeds`; None = the level's own reaction times).
 
     Raises:
-        ServerError: ``unknown_level``.
+        ServerError: ``unknown_level``, ``unknown_speed``.
     """
     try:
-        return bots.make_bot(level, seat, rules, rng)
+        return bots.make_bot(level, seat, rules, rng, speed)
     except KempsError as err:
-        raise ServerError("unknown_level", err.message) from None
+        raise ServerError(err.code, err.message) from None
+
+
+def bot_speeds() -> tuple[str, ...]:
+    """The bot speeds (reaction-time profiles) this build offers, slowest first."""
+    return tuple(bots.SPEEDS)
 
 
 def bot_levels() -> tuple[str, ...]:
@@ -191,6 +198,9 @@ class Room:
         self._last_t = 0.0  # table time of the last step applied
         # The host may turn spectators off (kemps.server.limits enforces it and their number).
         self.spectators_allowed = True
+        # The host's choice of bot speed; None: relaxed with people at the table, else each
+        # level's own (see bot_speed).
+        self.chosen_bot_speed: str | None = None
 
     # == clock =====================================================================================
     def now(self) -> float:
@@ -335,6 +345,24 @@ class Room:
         self.seats[seat] = Seat(name=f"{level.title()} bot {seat + 1}", kind="bot", level=level)
         self._lobby_changed()
 
+    @property
+    def bot_speed(self) -> str | None:
+        """The speed the bots play at: the host's choice, else ``relaxed`` when a person sits at
+        the table (so a person can win a race for a call), else None (each level's own)."""
+        if self.chosen_bot_speed is not None:
+            return self.chosen_bot_speed
+        if any(s.kind == "human" for s in self.seats):
+            return bots.DEFAULT_SPEED_WITH_PEOPLE
+        return None
+
+    def set_bot_speed(self, speed: str | None) -> None:
+        """The host sets the bots' speed for the next match (None: the default, see
+        :attr:`bot_speed`). Raises ServerError ``unknown_speed``."""
+        if speed is not None and speed not in bot_speeds():
+            raise ServerError("unknown_speed", f"There is no bot speed {speed!r}; speeds: "
+                              f"{', '.join(bot_speeds())}.")
+        self.chosen_bot_speed = speed
+
     def fill_with_bots(self, level: str = "simple") -> None:
         """Put a bot in every open seat."""
         for i, s in enumerate(self.seats):
@@ -403,6 +431,7 @@ class Room:
             "protocol": PROTOCOL_VERSION, "rules": self.rules.to_dict(),
             "host_seat": self.host_seat, "last_match_id": self.last_match_id,
             "paused": self.paused, "error": self.error,
+            "bot_speed": self.bot_speed,
             "seats": [{"seat": i, "pair": i % pairs, "partner": (i + pairs) % len(self.seats),
                        "name": s.name, "kind": s.kind, "level": s.level, "ready": s.ready,
                        "connected": any(c.seat == i for c in self.conns)}
@@ -477,7 +506,8 @@ class Room:
         for i, s in enumerate(self.seats):
             if s.kind == "bot":
                 self.bots[i] = make_bot(s.level or "simple", i, self.rules,
-                                        random.Random(self.rng.randrange(2**32)))
+                                        random.Random(self.rng.randrange(2**32)),
+                                        self.bot_speed)
 
     def mark_ready(self, seat: int) -> None:
         """A player is ready for the next deal (stored: a restart keeps it)."""

@@ -151,6 +151,12 @@ async function boot() {
       for (const level of S.botLevels) levelSelect.append(new Option(level, level));
       levelSelect.value = S.botLevels.includes("club") ? "club" : S.botLevels[0];
     }
+    S.botSpeeds = p.bot_speeds || [];
+    const speedSelect = $("bot-speed");
+    if (speedSelect && !speedSelect.options.length) {
+      for (const speed of S.botSpeeds) speedSelect.append(new Option(speed, speed));
+      speedSelect.addEventListener("change", () => hostCall("POST", "bots", { speed: speedSelect.value }));
+    }
   } catch (e) { toast(`Could not reach the server: ${e.message}`); }
   wireStatic();
   const m = location.pathname.match(/^\/room\/([A-Za-z0-9]+)/);
@@ -575,6 +581,8 @@ narrowQuery.addEventListener("change", () => render());
 
 function renderLobby() {
   const room = S.room, n = room.seats.length, pairs = room.rules.pairs;
+  const speedSelect = $("bot-speed");
+  if (speedSelect && room.bot_speed && speedSelect.value !== room.bot_speed) speedSelect.value = room.bot_speed;
   const bottom = S.seat !== null ? S.seat : 0;
   const mt = $("lobby-table");
   mt.innerHTML = "";
