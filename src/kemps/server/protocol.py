@@ -144,11 +144,27 @@ class PongMessage(_ServerMessage):
     now: float
 
 
+class PausedMessage(_ServerMessage):
+    """``{"type": "paused", "code": "storage_unavailable", "message": "..."}``: the server cannot
+    store moves right now; the table is paused (its clock stands still) until ``resumed``."""
+
+    type: Literal["paused"]
+    code: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    message: str
+
+
+class ResumedMessage(_ServerMessage):
+    """``{"type": "resumed"}``: storage is back; the table plays on from where it stood."""
+
+    type: Literal["resumed"]
+
+
 ServerMessage = (StateMessage | UpdateMessage | RoomMessage | OkMessage | RejectedMessage
-                 | ErrorMessage | PongMessage)
+                 | ErrorMessage | PongMessage | PausedMessage | ResumedMessage)
 SERVER_TYPES: Final[dict[str, type[_ServerMessage]]] = {
     "state": StateMessage, "update": UpdateMessage, "room": RoomMessage, "ok": OkMessage,
-    "rejected": RejectedMessage, "error": ErrorMessage, "pong": PongMessage}
+    "rejected": RejectedMessage, "error": ErrorMessage, "pong": PongMessage,
+    "paused": PausedMessage, "resumed": ResumedMessage}
 CLIENT_TYPES: Final = _TYPES
 
 
