@@ -344,6 +344,8 @@ class TcpProxy:
         self._loop.call_soon_threadsafe(self._server.close)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+        if not self._thread.is_alive():
+            self._loop.close()
 
 
 class SqliteLock:
@@ -363,10 +365,11 @@ class SqliteLock:
         assert line.strip() == b"locked", line
 
     def release(self) -> None:
-        assert self.proc.stdin is not None
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(b"\n")
-        self.proc.stdin.flush()
+        self.proc.stdin.close()
         self.proc.wait(10)
+        self.proc.stdout.close()
 
 
 def room_api(srv: ServeProcess, code: str) -> dict[str, Any]:

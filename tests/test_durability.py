@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
+from conftest import PG_URL, postgres_answers, reset_postgres
 from faults import (
     Seen,
     ServeProcess,
@@ -36,6 +37,7 @@ from faults import (
     play,
     room_api,
 )
+from serving import sqlite_url
 
 KILLS = int(os.environ.get("KEMPS_FAULT_KILLS", "20"))
 OPTIONS = {"idle_sweep_s": 2.0, "sweep_countdown_s": 1.0}  # timers fire too, not only actions
@@ -169,17 +171,15 @@ def _outage(srv: ServeProcess, database_url: str, fault: Callable[[], None],
 
 
 @pytest.fixture
-def postgres_url(database_url: str) -> str:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("this fault needs PostgreSQL")
-    return database_url
-
-
-@pytest.fixture
-def sqlite_url_only(database_url: str) -> str:
-    if not database_url.startswith("sqlite"):
-        pytest.skip("this fault needs SQLite")
-    return database_url
+def postgres_url() -> Iterator[str]:
+    """The PostgreSQL test database, emptied (these faults are PostgreSQL's own)."""
+    if not postgres_answers():
+        if os.environ.get("KEMPS_REQUIRE_POSTGRES") == "1":
+            pytest.fail("KEMPS_REQUIRE_POSTGRES=1 but no PostgreSQL answers on 127.0.0.1:5432")
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432 (CI requires one: KEMPS_REQUIRE_POSTGRES=1)")
+    reset_postgres()
+    yield PG_URL
+    reset_postgres()
 
 
 def _via(proxy: TcpProxy, url: str) -> str:
@@ -226,10 +226,11 @@ def test_postgresql_hanging_pauses_and_sigterm_is_bounded(postgres_url: str) -> 
     _report("sigterm_while_postgresql_hangs_s", round(took, 2))
 
 
-def test_sqlite_locked_by_another_process_pauses_and_resumes(sqlite_url_only: str) -> None:
-    path = sqlite_url_only.split("///", 1)[1]
+def test_sqlite_locked_by_another_process_pauses_and_resumes(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    path = url.split("///", 1)[1]
     holder: list[SqliteLock] = []
-    _outage(ServeProcess(sqlite_url_only), sqlite_url_only,
+    _outage(ServeProcess(url), url,
             lambda: holder.append(SqliteLock(path)), lambda: holder[0].release(), "sqlite_locked")
 
 

@@ -31,7 +31,8 @@ def test_replay_reaches_the_same_final_table() -> None:
 
 @pytest.mark.parametrize("mutate, fragment", [
     (lambda d: d.update(format="chess"), "Not a kemps match record"),
-    (lambda d: d.update(version=99), "not 99"),
+    (lambda d: d.update(version=99), "format version 99, newer than this kemps reads"),
+    (lambda d: d.update(version=0), "not 0"),
     (lambda d: d["rules"].update(pairs=13), "Rules: Option 'pairs'"),
     (lambda d: d["rules"].update(colour="red"), "no rule option named 'colour'"),
     (lambda d: d.update(names="Alice"), "'names'"),

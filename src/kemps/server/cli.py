@@ -74,7 +74,8 @@ def register_bench(app: typer.Typer) -> None:
 
         counts = tuple(int(x) for x in steps.split(",") if x.strip())
         results = run_server_benchmark(counts, seconds, database_url=database_url)
-        text = report(results)
+        text = report(results, "SQLite" if database_url is None
+                      else database_url.split("+", 1)[0].split(":", 1)[0])
         write_section(Path(out), "server", text)
         console.print(text, highlight=False)
         console.print(f"Written to {out}.")

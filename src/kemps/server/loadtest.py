@@ -207,8 +207,8 @@ def run_server_benchmark(steps: tuple[int, ...] = (100, 250, 500, 1000, 1500, 20
     return results
 
 
-def report(results: list[StepResult]) -> str:
-    """The markdown section for docs/benchmarks.md."""
+def report(results: list[StepResult], database: str = "SQLite") -> str:
+    """The markdown section for docs/benchmarks.md (``database``: what the server stored on)."""
     import datetime
     import platform
 
@@ -218,7 +218,8 @@ def report(results: list[StepResult]) -> str:
         "",
         f"Measured {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.platform()},"
         f" CPython {platform.python_version()}, {os.cpu_count()} CPUs. One `kemps serve` process "
-        "(SQLite) and one client process on the same machine; players in rooms of four act every "
+        f"({database}) and one client process on the same machine; players in rooms of four act "
+        "every "
         "1-3 s (swap 60%, gesture 35%, stall 5%; Ready between hands). Latency: from the server "
         "applying an action to the last of the room's four seats receiving its update.",
         "",
