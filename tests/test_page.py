@@ -380,3 +380,17 @@ def test_restart_mid_hand_restores_the_table(browser: Browser, tmp_path: Path) -
             expect(page.locator("#toast")).to_contain_text("no longer in the middle")
     finally:
         page_cm.__exit__(None, None, None)
+
+
+def test_the_api_docs_render_with_no_internet(browser: Browser, tmp_path: Path) -> None:
+    """/docs shows every route from files the server serves itself (no CDN: this machine, like
+    many a club's, has no internet), with its bodies and answers."""
+    with server_thread(sqlite_url(tmp_path)) as srv, new_page(browser) as page:
+        html = httpx.get(f"{srv.url}/docs").text
+        assert "cdn." not in html and "/static-offline-docs/swagger-ui-bundle.js" in html
+        page.goto(f"{srv.url}/docs")
+        expect(page.locator(".opblock").first).to_be_visible(timeout=20000)
+        paths = set(httpx.get(f"{srv.url}/openapi.json").json()["paths"])
+        shown = set(page.locator(".opblock-summary-path").evaluate_all(
+            "els => els.map(e => e.dataset.path || e.textContent.trim())"))
+        assert {p for p in paths if p.startswith("/api/rooms")} <= shown, paths - shown

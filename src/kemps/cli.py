@@ -272,6 +272,9 @@ def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).
         else:
             for text in stats_lines(analysis):
                 console.print(text, highlight=False)
+            summary = match_summary(result.table, result.events)
+            _print_standings(summary)
+            console.print("Match over." if summary["over"] else "The match is not over.")
         return
     summary = match_summary(result.table, result.events)
     if as_json:

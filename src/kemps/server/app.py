@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from kemps.errors import KempsError
 from kemps.gestures import PALETTE
@@ -282,9 +283,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         finally:
             await server.stop()
 
-    app = FastAPI(title="kemps", version=str(PROTOCOL_VERSION), lifespan=lifespan,
-                  description=API_DESCRIPTION, default_response_class=SafeJSONResponse,
-                  generate_unique_id_function=lambda route: route.name)
+    # /docs and /redoc from files shipped in a package (fastapi-offline), not from a CDN: the
+    # API's documentation works on a machine with no internet.
+    app = FastAPIOffline(title="kemps", version=str(PROTOCOL_VERSION), lifespan=lifespan,
+                         description=API_DESCRIPTION, default_response_class=SafeJSONResponse,
+                         generate_unique_id_function=lambda route: route.name)
     app.state.server = server
     install_error_handlers(app)
 

@@ -906,7 +906,8 @@ function renderActions() {
   // A dealer who is not playing (S2 tournament row 7) is the table; the host may act for it.
   const hostDeals = v.dealer === null && isHost();
   if (hostDeals && r.start === "on_go" && v.phase === "dealt")
-    btn("Go! (as dealer)", "primary go", () => sendAction({ type: "go", as_dealer: true }), { aria: "Go: start play, as the dealer" });
+    btn("Go! (as dealer)", "primary go", () => sendAction({ type: "go", as_dealer: true }), { aria: "Go: start play, as the dealer",
+      title: "This table's dealer does not play: the table says Go by itself in a moment. As host you may say it now for everyone." });
   if (!inHand) return;
   const holding = v.holding.includes(me);
   if (r.hold_limit_s > 0) {
@@ -914,7 +915,8 @@ function renderActions() {
     else btn("Pick up", "", () => { sendAction({ type: "grab", take: S.selMid }); S.selMid = []; }, { disabled: !(S.selMid.length && !S.selHand.length), aria: "Pick up the selected middle cards" });
   }
   if (hostDeals && v.phase === "play")
-    btn("Sweep (as dealer)", "", () => sendAction({ type: "stall", as_dealer: true }), { aria: "Sweep the middle, as the dealer" });
+    btn("Sweep (as dealer)", "", () => sendAction({ type: "stall", as_dealer: true }), { aria: "Sweep the middle, as the dealer",
+      title: "This table's dealer does not play: it sweeps a middle nobody wants by itself. As host you may sweep now, for everyone: use it fairly." });
   if (r.sweep === "dealer_only") {
     if (me === v.dealer) btn("Sweep", "", () => sendAction({ type: "stall" }), { aria: "Sweep the middle (stall)" });
   } else if (r.sweep === "all_agree") {
