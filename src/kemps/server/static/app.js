@@ -199,9 +199,16 @@ function fillPairs(sel, current) {
 function optionsEditor(container, values, onChange, changed) {
   container.innerHTML = "";
   const schema = optionSchema();
-  for (const [key, value] of Object.entries(values)) {
-    const info = schema[key];
+  // In the schema's order, which groups the options as players talk about a table.
+  const keys = Object.keys(schema).filter((k) => k in values);
+  let group = null;
+  for (const key of keys) {
+    const value = values[key], info = schema[key];
     if (key === "name" || key === "pairs" || !info) continue;
+    if (info.group !== group) {
+      group = info.group;
+      container.append(h("h4", { class: "opt-group", text: group }));
+    }
     const id = `${container.id}-${key}`;
     let input;
     if (info.kind === "choice" || info.kind === "bool") {
@@ -240,6 +247,8 @@ function renderCreateOptions() {
     else S.createOptions[k] = v;
     renderCreateOptions();
   }, S.createOptions);
+  const note = S.presets && S.presets[preset] ? S.presets[preset].note : "";
+  $("create-note").textContent = note || "";
   const n = Object.keys(S.createOptions).length;
   const bits = [`word ${values.word}`, values.scoring === "points" ? `points to ${values.target}` :
     values.target ? `${values.target} letters lose` : "whole word loses",
