@@ -29,9 +29,8 @@ from typing import Final
 
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Bot, Plan
-from kemps.bots.levels import SHARP, BotFactory, Level
+from kemps.bots.levels import SHARP, BotFactory, Level, find_name
 from kemps.bots.player import HUMAN_MIN_S, KempsBot
-from kemps.errors import KempsError
 from kemps.events import CallJudged, Event, Gestured
 from kemps.rules import RuleSet
 
@@ -45,11 +44,7 @@ def find_family(name: str) -> str:
     Raises:
         KempsError: ``unknown_family`` naming the known families.
     """
-    key = str(name).strip().lower()
-    if key not in FAMILY_NAMES:
-        raise KempsError("unknown_family", f"No opponent family is called {name!r}; known: "
-                         f"{', '.join(FAMILY_NAMES)}.")
-    return key
+    return find_name(name, FAMILY_NAMES, "unknown_family", "opponent family")
 
 
 class Pact:

@@ -112,17 +112,22 @@ DEFAULT_SPEED_WITH_PEOPLE: Final = "relaxed"  # the room default when people sit
 BotFactory = Callable[[int, RuleSet, random.Random], Bot]
 
 
+def find_name(name: str, known: tuple[str, ...], code: str, what: str) -> str:
+    """``name`` as one of ``known`` (case and spaces ignored), or KempsError ``code`` naming the
+    known ones (the bots' levels, speeds and opponent families are all found this way)."""
+    key = str(name).strip().lower()
+    if key not in known:
+        raise KempsError(code, f"No {what} is called {name!r}; known: {', '.join(known)}.")
+    return key
+
+
 def find_level(name: str) -> str:
     """The canonical level name for ``name`` (case and spaces ignored).
 
     Raises:
         KempsError: ``unknown_level`` naming the known levels.
     """
-    key = str(name).strip().lower()
-    if key not in LEVEL_NAMES:
-        raise KempsError("unknown_level", f"No bot level is called {name!r}; known: "
-                         f"{', '.join(LEVEL_NAMES)}.")
-    return key
+    return find_name(name, LEVEL_NAMES, "unknown_level", "bot level")
 
 
 def find_speed(name: str) -> str:
@@ -131,11 +136,7 @@ def find_speed(name: str) -> str:
     Raises:
         KempsError: ``unknown_speed`` naming the known speeds.
     """
-    key = str(name).strip().lower()
-    if key not in SPEEDS:
-        raise KempsError("unknown_speed", f"No bot speed is called {name!r}; known: "
-                         f"{', '.join(SPEED_NAMES)}.")
-    return key
+    return find_name(name, SPEED_NAMES, "unknown_speed", "bot speed")
 
 
 def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
