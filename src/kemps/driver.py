@@ -51,7 +51,7 @@ READY_HUDDLE_S: Final = 3.0
 MIN_GAP_S: Final = 0.25
 #: A hand this long with no call judged is stuck: the bots are nudged to let a card go.
 STUCK_S: Final = 600.0
-#: The driver keeps at most this many events of the current (or last) hand in :attr:`MatchDriver.log`.
+#: The most events of the current (or last) hand kept in :attr:`MatchDriver.log`.
 LOG_LIMIT: Final = 500
 
 
