@@ -9,12 +9,15 @@ a restart from storage that rebuilds the same table.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
+from kemps.errors import Rejected
 from kemps.rules import find_preset
 from kemps.server.connections import Connection
+from kemps.server.errors import ServerError
 from kemps.server.room import Room
 from kemps.server.settings import Settings
 from kemps.server.storage import Storage, Writer
@@ -169,7 +172,7 @@ def test_no_pair_is_dealt_a_hand_without_a_signal_and_a_rematch_keeps_the_signal
         await storage.close()
         return room, alice, bram, kept
 
-    room, alice, bram, kept = asyncio.run(run())
+    _, alice, bram, kept = asyncio.run(run())
     assert all(kept)  # both pairs have a signal
     mine = [e for m in alice.of("update") for e in m["events"] if e["type"] == "signals_agreed"
             and e["pair"] == 0]
@@ -214,3 +217,49 @@ def test_a_bot_stands_in_for_a_person_who_is_away_and_hands_the_seat_back(
     assert seen[:2] == [None, False]  # within the grace time nobody stands in
     assert seen[2:5] == ["simple", True, "simple"]  # the level the room's bots play
     assert seen[5:9] == [None, False, True, []]  # back: the bot and its plans are gone
+
+
+def test_the_host_replaces_or_removes_a_person_during_a_match(tmp_path: Path) -> None:
+    """Issue 12 "Leaving": the host can also replace (a bot now, handed back when the person
+    acts) or remove (a bot to the end; the person watches) a seat."""
+
+    async def run() -> list[Any]:
+        storage, writer, room = await open_room(tmp_path / "k.db")
+        room.clear_seat(2)  # seat 2 (Alice's partner): a second person
+        token = room.take_seat(2, "Cara")
+        alice = Collector(0, room.seats[0].token_hash)
+        cara = Collector(2, room.seats[2].token_hash)
+        tasks = [asyncio.create_task(c.writer()) for c in (alice, cara)]
+        room.attach(alice)
+        room.attach(cara)
+        room.start()
+        room.handle_action(0, {"type": "agree_signals", "signals": ["wink"]})
+        room.mark_ready(0)
+        room.mark_ready(2)
+        await settle(2.0)
+        assert room.driver is not None and room.driver.table.phase == "play"
+        seen: list[Any] = []
+        room.add_bot(2, "club")  # replace Cara now, though she is connected
+        seen += [room.seats[2].stand_in, 2 in room.driver.bots]
+        try:
+            room.add_bot(2, "club")
+        except ServerError as err:
+            seen.append(err.code)
+        # Cara acts: she is back, the bot leaves (her swap may lose a race; that is fine)
+        with contextlib.suppress(Rejected):  # a refused stall still brings her back
+            room.handle_action(2, {"type": "stall"})
+        seen += [room.seats[2].stand_in, 2 in room.driver.bots]
+        room.clear_seat(2)  # the host removes her for good
+        seen += [room.seats[2].kind, room.seats[2].token_hash, 2 in room.driver.bots,
+                 room.seat_of(token), cara.seat]
+        room.close()
+        await writer.stop()
+        for t in tasks:
+            t.cancel()
+        await storage.close()
+        return seen
+
+    seen = asyncio.run(run())
+    assert seen[:3] == ["club", True, "not_a_person"]
+    assert seen[3:5] == [None, False]
+    assert seen[5:] == ["bot", None, True, None, None]

@@ -282,11 +282,14 @@ class Room(Lobby):
         self._loop = loop
         self._away[seat] = loop.call_later(self.settings.away_grace_s, self._stand_in, seat)
 
-    def _stand_in(self, seat: int) -> None:
-        self._away.pop(seat, None)
+    def _stand_in(self, seat: int, force: bool = False) -> None:
+        timer = self._away.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
         driver = self.driver
         if (driver is None or self.status != "playing" or self.seats[seat].kind != "human"
-                or any(c.seat == seat for c in self.conns)):
+                or self.seats[seat].stand_in is not None
+                or (not force and any(c.seat == seat for c in self.conns))):
             return
         if self.paused or self.writer.refusal() is not None:  # storage first: try again soon
             loop = self._loop or asyncio.get_running_loop()
@@ -300,6 +303,52 @@ class Room(Lobby):
         self._save_room()
         self._arm()
         self.broadcast_room()
+
+    def add_bot(self, seat: int, level: str = "simple") -> None:
+        """In the lobby, put a bot in an open seat (:meth:`Lobby.add_bot`). During a match, the
+        host's "replace": a bot of ``level`` plays a person's seat now, without waiting for the
+        grace time; it hands the seat back when the person returns.
+
+        Raises:
+            ServerError: as :meth:`Lobby.add_bot`; ``not_a_person`` for a seat a bot already
+                plays during the match.
+        """
+        if self.status != "playing":
+            super().add_bot(seat, level)
+            return
+        self._check_seat_index(seat)
+        self.require_storage()
+        s = self.seats[seat]
+        if s.kind != "human" or s.stand_in is not None:
+            raise ServerError("not_a_person", f"A bot already plays seat {seat + 1}.", 409)
+        make_bot(level, seat, self.rules, random.Random(0))  # unknown_level, before any change
+        self.stand_in_level, chosen = level, self.stand_in_level
+        try:
+            self._stand_in(seat, force=True)
+        finally:
+            self.stand_in_level = chosen
+
+    def clear_seat(self, seat: int) -> None:
+        """In the lobby, empty a seat (:meth:`Lobby.clear_seat`). During a match, a person gives
+        the seat up for good (or the host removes them): a bot plays it to the match's end and
+        the person's connections become spectators.
+
+        Raises:
+            ServerError: as :meth:`Lobby.clear_seat`.
+        """
+        if self.status != "playing":
+            super().clear_seat(seat)
+            return
+        self._check_seat_index(seat)
+        self.require_storage()
+        s = self.seats[seat]
+        if s.kind != "human":
+            raise ServerError("not_a_person", f"A bot already plays seat {seat + 1}.", 409)
+        if s.stand_in is None:
+            self._stand_in(seat, force=True)
+        level = self.seats[seat].stand_in or self._stand_in_level()
+        self.seats[seat] = Seat(name=s.name, kind="bot", level=level)
+        self._lobby_changed()
 
     def _stand_in_level(self) -> str:
         if self.stand_in_level is not None:
@@ -425,7 +474,11 @@ class Room(Lobby):
                                "playing, and only to say Go or to sweep.")
             data = {k: v for k, v in data.items() if k != "as_dealer"}
             return self._act(None, action_from_dict({**data, "seat": None}), ack)
-        return self._act(seat, action_from_dict({**data, "seat": seat}), ack)
+        action = action_from_dict({**data, "seat": seat})
+        if self.seats[seat].stand_in is not None:
+            self._back(seat)  # a person who acts is back: their stand-in leaves
+            self.broadcast_room()
+        return self._act(seat, action, ack)
 
     def rule_table_talk(self, pair: int) -> None:
         """The host rules that ``pair`` used table talk (S1, S2): that pair loses the match."""
