@@ -422,3 +422,25 @@ def test_benchmark_runs_and_replays_the_same_table_work() -> None:
     assert result["same_records"] is True
     assert result["env_steps_per_s"] > 0 and result["driver_ticks_per_s"] > 0
     assert result["ratio"] > 0
+
+
+def test_a_reaction_of_more_than_a_tick_applies_the_action_later() -> None:
+    """An agent with a 0.35 s reaction acts on what it saw 0.35 s of table time before."""
+    par = parallel_env("pagat", agent_seats=[0], reaction_s=0.35, huddle_s=0.0)
+    par.reset(seed=2)
+    gesture = lay.start_of(par.layout, "gesture") + lay.GESTURES.index("nod")
+    par.step({"seat_0": gesture})
+    mine = [t for t, a in par.record().actions if a.seat == 0]
+    assert mine == []  # not yet: due at 0.35 s, the tick ended at 0.1 s
+    for _ in range(3):
+        par.step({})
+    mine = [t for t, a in par.record().actions if a.seat == 0]
+    assert mine == [pytest.approx(0.35)]
+
+
+def test_example_random_agent_against_club_bots() -> None:
+    from kemps.env.example import play
+
+    (result,) = play(matches=1, seed=3)
+    assert result["rank"] in (1, 2) and result["ticks"] > 0
+    assert result["reward"] == -result["scores"][0] + (1 if result["rank"] == 1 else -1)

@@ -60,6 +60,7 @@ from kemps.narrate import describe
 from kemps.record import MatchRecord
 from kemps.rules import RuleSet, find_preset
 from kemps.sim import default_names
+from kemps.table import Table
 from kemps.views import events_for, letters_text, view_for
 
 #: Seconds of table time in one step.
@@ -366,6 +367,12 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         if self.driver is None:
             raise EnvError("no_episode", "Call reset() first: no episode is running.")
         return self.driver.recorder.record
+
+    def record_table(self) -> Table:
+        """The episode's table (read it; changing it breaks the episode)."""
+        if self.driver is None:
+            raise EnvError("no_episode", "Call reset() first: no episode is running.")
+        return self.driver.table
 
     def observe_seat(self, seat: int) -> AgentObs:
         """The observation of agent seat ``seat`` now (what the last step returned for it)."""

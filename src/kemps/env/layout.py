@@ -34,6 +34,7 @@ index here keeps its meaning; :attr:`ActionLayout.version` counts such additions
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Final
@@ -69,6 +70,32 @@ SWAPS: Final[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]] = tuple(
     for m in itertools.combinations(range(4), k) for h in itertools.combinations(range(4), k))
 
 
+# Per swap: the middle slots it takes as bits, the hand slots it needs (highest + 1), its size.
+_SWAP_MID: Final = np.array([sum(1 << i for i in m) for m, _ in SWAPS], dtype=np.int64)
+_SWAP_HAND: Final = np.array([max(h) + 1 for _, h in SWAPS], dtype=np.int64)
+_SWAP_ONE: Final = np.array([len(m) == 1 for m, _ in SWAPS], dtype=bool)
+
+
+@functools.lru_cache(maxsize=64)
+def _blocks(seats: int) -> tuple[tuple[str, int, int], ...]:
+    sizes = (("noop", 1), ("swap", len(SWAPS)), ("grab", 4), ("discard", MAX_HAND),
+             ("stall", 1), ("object", 1), ("go", 1), ("gesture", len(GESTURES)),
+             ("kemps", 1), ("double_kemps", 1), ("stop", seats),
+             ("double_stop", seats), ("agree", len(GESTURES)),
+             ("agree_add", len(GESTURES)))
+    out: list[tuple[str, int, int]] = []
+    start = 0
+    for name, size in sizes:
+        out.append((name, start, size))
+        start += size
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _starts(seats: int) -> dict[str, int]:
+    return {name: start for name, start, _ in _blocks(seats)}
+
+
 @dataclass(frozen=True, slots=True)
 class ActionLayout:
     """Where each block of actions starts, for a table of ``seats`` seats.
@@ -83,17 +110,7 @@ class ActionLayout:
     @property
     def blocks(self) -> tuple[tuple[str, int, int], ...]:
         """``(name, start, size)`` of every block, in index order."""
-        sizes = (("noop", 1), ("swap", len(SWAPS)), ("grab", 4), ("discard", MAX_HAND),
-                 ("stall", 1), ("object", 1), ("go", 1), ("gesture", len(GESTURES)),
-                 ("kemps", 1), ("double_kemps", 1), ("stop", self.seats),
-                 ("double_stop", self.seats), ("agree", len(GESTURES)),
-                 ("agree_add", len(GESTURES)))
-        out: list[tuple[str, int, int]] = []
-        start = 0
-        for name, size in sizes:
-            out.append((name, start, size))
-            start += size
-        return tuple(out)
+        return _blocks(self.seats)
 
     @property
     def size(self) -> int:
@@ -103,7 +120,7 @@ class ActionLayout:
 
     def start(self, block: str) -> int:
         """The first index of ``block`` (KeyError for a block that does not exist)."""
-        return {name: start for name, start, _ in self.blocks}[block]
+        return _starts(self.seats)[block]
 
     def name(self, index: int) -> tuple[str, int]:
         """``(block, offset in block)`` of an action index (ValueError when out of range)."""
@@ -184,14 +201,14 @@ def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
     if cooling or legal is None or view.seat is None:
         return mask
     hand, middle = view.hand, view.middle
-    starts = {name: start for name, start, _ in layout.blocks}
+    starts = _starts(layout.seats)
     if legal.swap:
         base = starts["swap"]
-        for i, (mids, hands) in enumerate(SWAPS):
-            if len(mids) > 1 and not rules.multi_swap:
-                continue
-            if all(middle[m] is not None for m in mids) and all(j < len(hand) for j in hands):
-                mask[base + i] = 1
+        there = sum(1 << i for i, c in enumerate(middle) if c is not None)
+        ok = ((_SWAP_MID & ~there) == 0) & (len(hand) >= _SWAP_HAND)
+        if not rules.multi_swap:
+            ok &= _SWAP_ONE
+        mask[base:base + len(SWAPS)] = ok
     if legal.grab:
         for i in range(4):
             if middle[i] is not None:
