@@ -392,9 +392,16 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
             par.step(bad)
         assert err.value.code == "bad_action"
     assert (par.record().to_json(), par.tick) == before
+    with pytest.raises(EnvError):
+        par.reset(seed="one")  # type: ignore[arg-type]
+    a, b = parallel_env("pagat"), parallel_env("pagat")
+    a.reset(seed=np.int64(4))
+    b.reset(seed=4)
+    assert a.record().meta["seed"] == b.record().meta["seed"]
     for kwargs in ({"episode": "set"}, {"tick_s": 0}, {"agent_seats": [7]}, {"bots": {9: "club"}},
                    {"agent_seats": []}, {"reaction_s": -1}, {"render_mode": "rgb_array"},
-                   {"agent_seats": [0], "bots": {0: "club"}}):
+                   {"agent_seats": [0], "bots": {0: "club"}}, {"agent_seats": [0],
+                                                               "reaction_s": {1: 0.1}}):
         with pytest.raises(EnvError) as err:
             parallel_env("pagat", **kwargs)
         assert err.value.code == "bad_option"
@@ -418,7 +425,7 @@ def test_cooling_down_leaves_only_the_noop() -> None:
 def test_benchmark_runs_and_replays_the_same_table_work() -> None:
     """The benchmark's floor (the same actions through the driver alone) must reproduce the
     environment's match record, so the ratio compares the same table work."""
-    result = bench_run(episodes=1, ticks=300, repeats=1, seed=1)
+    result = bench_run(ticks=300, repeats=1, seed=1, best_of=1)
     assert result["same_records"] is True
     assert result["env_steps_per_s"] > 0 and result["driver_ticks_per_s"] > 0
     assert result["ratio"] > 0

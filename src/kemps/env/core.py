@@ -150,6 +150,9 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
             raise EnvError("bad_option", "episode must be 'hand' or 'match'.")
         if not _number(tick_s) or not 0.01 <= tick_s <= 1.0:
             raise EnvError("bad_option", "tick_s must be 0.01 to 1 seconds.")
+        if isinstance(reaction_s, Mapping) and not set(reaction_s) <= set(seats):
+            raise EnvError("bad_option", "reaction_s names seats that are not agents': "
+                           f"{sorted(set(reaction_s) - set(seats), key=str)}.")
         offsets = ({s: reaction_s for s in seats} if not isinstance(reaction_s, Mapping)
                    else {s: reaction_s.get(s, 0.0) for s in seats})
         if not all(_number(r) and 0 <= r <= 5 for r in offsets.values()):
@@ -222,7 +225,9 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         making the environment).
         """
         if seed is not None:
-            self._master.seed(seed)
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+                raise EnvError("bad_option", "A seed is a whole number.")
+            self._master.seed(int(seed))
             self._seeded = True
         elif not self._seeded:
             self._master.seed(random.SystemRandom().randrange(2**63))
