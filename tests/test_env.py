@@ -425,10 +425,12 @@ def test_cooling_down_leaves_only_the_noop() -> None:
 def test_benchmark_runs_and_replays_the_same_table_work() -> None:
     """The benchmark's floor (the same actions through the driver alone) must reproduce the
     environment's match record, so the ratio compares the same table work."""
-    result = bench_run(ticks=300, repeats=1, seed=1, best_of=1)
+    result = bench_run(ticks=300, repeats=1, seed=1, best_of=1, envs=2)
     assert result["same_records"] is True
-    assert result["env_steps_per_s"] > 0 and result["driver_ticks_per_s"] > 0
-    assert result["ratio"] > 0
+    (run,) = result["runs"]
+    assert run["steps"] >= 300 and run["matches"] >= 1
+    assert result["ratio"] == pytest.approx(run["env_steps_per_s"] / run["driver_ticks_per_s"])
+    assert result["many_steps_per_s"] > 0
 
 
 def test_a_reaction_of_more_than_a_tick_applies_the_action_later() -> None:

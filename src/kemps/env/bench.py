@@ -53,6 +53,30 @@ def _env_run(par: KempsParallelEnv, ticks: int, seed: int) -> tuple[float, int, 
         spent += clock() - t0
 
 
+def _many_run(par_args: dict[str, Any], envs: int, ticks: int, seed: int) -> tuple[float, int]:
+    """``envs`` environments in one process, stepped in turn (each reset when its match ends),
+    for about ``ticks`` steps in all: (seconds in reset and step, steps)."""
+    pars = [KempsParallelEnv(**par_args) for _ in range(envs)]
+    rng = np.random.default_rng(seed)
+    clock = time.perf_counter
+    t0 = clock()
+    obs = [par.reset(seed=seed + i)[0] for i, par in enumerate(pars)]
+    spent, steps = clock() - t0, 0
+    while steps < ticks:
+        for i, par in enumerate(pars):
+            actions = {}
+            for a in par.agents:
+                legal = np.flatnonzero(obs[i][a]["action_mask"])
+                actions[a] = int(legal[rng.integers(len(legal))]) if rng.random() < 0.3 else 0
+            t0 = clock()
+            obs[i] = par.step(actions)[0]
+            if not par.agents:
+                obs[i] = par.reset()[0]
+            spent += clock() - t0
+            steps += 1
+    return spent, steps
+
+
 def _driver_run(par: KempsParallelEnv, records: list[MatchRecord]) -> tuple[float, int, bool]:
     """Replay each episode's agent actions through a bare driver at the same ticks."""
     spent, ticks, same = 0.0, 0, True
@@ -92,10 +116,13 @@ def _plain_loop(driver: MatchDriver, moves: list[tuple[float, Any]], tick_s: flo
 
 
 def run(episodes: int = 0, ticks: int = 3000, repeats: int = 5, seed: int = 1,
-        preset: str = "pagat", pairs: int = 2, best_of: int = 3) -> dict[str, Any]:
+        preset: str = "pagat", pairs: int = 2, best_of: int = 3, envs: int = 8
+        ) -> dict[str, Any]:
     """Measure; returns ``{"env_steps_per_s", "driver_ticks_per_s", "ratio"}`` (medians over
     ``repeats``), ``"runs"`` (each repeat's figures), ``"spread"`` (min and max of each) and
-    ``"same_records"`` (the floor replayed exactly the environment's matches).
+    ``"same_records"`` (the floor replayed exactly the environment's matches); with ``envs``
+    above 1 also ``"many_steps_per_s"`` (all steps of ``envs`` environments stepped in turn in
+    one process, per second) and ``"many_ratio"`` (that over one environment's, in the same run).
 
     Each repeat plays its own seed; inside it the environment and the floor take turns
     ``best_of`` times on the very same matches (the environment is deterministic under a seed)
@@ -117,14 +144,25 @@ def run(episodes: int = 0, ticks: int = 3000, repeats: int = 5, seed: int = 1,
             same = same and ok
         env_rate = steps / env_best
         floor_rate = floor_ticks / floor_best
-        runs.append({"env_steps_per_s": env_rate, "driver_ticks_per_s": floor_rate,
-                     "ratio": env_rate / floor_rate, "steps": float(steps),
-                     "matches": float(len(records))})
-    keys = ("env_steps_per_s", "driver_ticks_per_s", "ratio")
+        row = {"env_steps_per_s": env_rate, "driver_ticks_per_s": floor_rate,
+               "ratio": env_rate / floor_rate, "steps": float(steps),
+               "matches": float(len(records))}
+        if envs > 1:
+            args = {"rules": preset, "pairs": pairs, "agent_seats": [0, pairs],
+                    "bot_level": "club"}
+            spent_many, steps_many = min(_many_run(args, envs, ticks, seed + r)
+                                         for _ in range(best_of))
+            row["many_steps_per_s"] = steps_many / spent_many
+            row["many_ratio"] = row["many_steps_per_s"] / env_rate
+        runs.append(row)
+    keys: tuple[str, ...] = ("env_steps_per_s", "driver_ticks_per_s", "ratio")
+    if envs > 1:
+        keys += ("many_steps_per_s", "many_ratio")
     return {**{k: statistics.median(x[k] for x in runs) for k in keys},
             "spread": {k: (min(x[k] for x in runs), max(x[k] for x in runs)) for k in keys},
             "runs": runs, "same_records": same, "preset": preset, "pairs": pairs,
-            "ticks": ticks, "repeats": repeats, "best_of": best_of, "episodes": episodes}
+            "ticks": ticks, "repeats": repeats, "best_of": best_of, "envs": envs,
+            "episodes": episodes}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -136,10 +174,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--preset", default="pagat")
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--best-of", type=int, default=3)
+    parser.add_argument("--envs", type=int, default=8, help="environments in one process")
     parser.add_argument("--seed", type=int, default=random.Random().randrange(1000))
     args = parser.parse_args(argv)
     res = run(ticks=args.ticks, repeats=args.repeats, seed=args.seed, preset=args.preset,
-              pairs=args.pairs, best_of=args.best_of)
+              pairs=args.pairs, best_of=args.best_of, envs=args.envs)
     print(f"kemps.env throughput: {args.preset}, {args.pairs} pairs, agents in seats 0 and "
           f"{args.pairs} vs club bots, {args.repeats} runs of about {args.ticks} steps, best of "
           f"{args.best_of} each (seed {args.seed}); the floor replayed the same matches: "
@@ -149,10 +188,14 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---:|---:|")
     names = {"env_steps_per_s": "Environment steps/s (one env)",
              "driver_ticks_per_s": "Plain driver loop, ticks/s (floor)",
-             "ratio": "Ratio env / floor"}
+             "ratio": "Ratio env / floor",
+             "many_steps_per_s": f"{args.envs} environments in one process, steps/s in all",
+             "many_ratio": f"Ratio {args.envs} environments / one"}
     for key, label in names.items():
+        if key not in res["spread"]:
+            continue
         lo, hi = res["spread"][key]
-        fmt = "{:.3f}" if key == "ratio" else "{:,.0f}"
+        fmt = "{:.3f}" if key.endswith("ratio") else "{:,.0f}"
         print(f"| {label} | {fmt.format(res[key])} | {fmt.format(lo)} - {fmt.format(hi)} |")
 
 
