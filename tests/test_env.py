@@ -38,14 +38,15 @@ KNOWN_NOTES = (
 CALLS = ("kemps", "double_kemps", "stop", "double_stop")
 
 # (preset, options): several presets and pair counts, each rule that changes the action space or
-# the masks somewhere: one-card swaps and Stop on a player (S0), grab-then-discard and double calls
-# (S4), a dealer who is not playing and the Go start (S2 tournament), the countdown start (Cash).
+# the masks somewhere: one-card swaps and Stop on a player (S0) with a playing dealer's Go (S2
+# variations row 1), grab-then-discard and double calls (S4), a dealer who is not playing (S2
+# tournament row 7), the countdown start (Cash) with everyone agreeing to a fresh middle (S0).
 TABLES = [
     ("pagat", {}),
-    ("squarescores", {"pairs": 3}),
+    ("squarescores", {"pairs": 3, "start": "on_go"}),
     ("points-to-five", {}),
     ("seed2-tournament", {"pairs": 4}),
-    ("cash", {"pairs": 2}),
+    ("cash", {"pairs": 2, "sweep": "all_agree"}),
 ]
 
 
@@ -53,6 +54,12 @@ def make(preset: str, options: dict[str, Any], **kw: Any) -> KempsParallelEnv:
     opts = dict(options)
     pairs = opts.pop("pairs", None)
     return parallel_env(preset, pairs=pairs, options=opts, **kw)
+
+
+def make_aec(preset: str, options: dict[str, Any], **kw: Any) -> Any:
+    opts = dict(options)
+    pairs = opts.pop("pairs", None)
+    return env(preset, pairs=pairs, options=opts, **kw)
 
 
 def only_known_notes(run: Callable[[], None]) -> list[str]:
@@ -95,8 +102,7 @@ def test_parallel_api_test(preset: str, options: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("preset", "options"), TABLES[:3])
 def test_aec_api_test(preset: str, options: dict[str, Any]) -> None:
-    notes = only_known_notes(lambda: api_test(env(preset, pairs=options.get("pairs")),
-                                              num_cycles=200))
+    notes = only_known_notes(lambda: api_test(make_aec(preset, options), num_cycles=200))
     assert notes  # PettingZoo did look at the Dict observation
 
 
@@ -110,14 +116,15 @@ def test_api_test_with_bots_in_some_seats() -> None:
 
 @pytest.mark.parametrize(("preset", "options"), TABLES[:2])
 def test_seed_tests(preset: str, options: dict[str, Any]) -> None:
-    only_known_notes(lambda: seed_test(lambda: env(preset, pairs=options.get("pairs"),
-                                                   agent_seats=[0, 1]), num_cycles=150))
+    only_known_notes(lambda: seed_test(lambda: make_aec(preset, options, agent_seats=[0, 1]),
+                                       num_cycles=150))
     only_known_notes(lambda: parallel_seed_test(lambda: make(preset, options), num_cycles=150))
 
 
-def test_render_test() -> None:
+@pytest.mark.parametrize(("preset", "options"), [TABLES[0], TABLES[3]])
+def test_render_test(preset: str, options: dict[str, Any]) -> None:
     def fn(render_mode: str | None = None) -> Any:
-        return env("pagat", agent_seats=[0], render_mode=render_mode)
+        return env(preset, pairs=options.get("pairs"), agent_seats=[0], render_mode=render_mode)
 
     only_known_notes(lambda: render_test(fn))
     par = parallel_env("pagat", render_mode="ansi", agent_seats=[0, 2])
@@ -288,7 +295,10 @@ def test_action_mask_is_exactly_the_accepted_actions(preset: str, options: dict[
                 if ok:
                     kinds.add(par.layout.name(index)[0])
             assert mask[0] == 1
-    assert {"swap", "gesture", "kemps", "stop", "agree"} <= kinds, kinds
+    also = {"squarescores": {"go", "object"}, "cash": {"stall"},
+            "points-to-five": {"grab", "discard", "double_kemps", "double_stop"}}
+    assert {"swap", "gesture", "kemps", "stop", "agree", "agree_add"} | also.get(preset, set()) \
+        <= kinds, kinds
 
 
 def test_grab_then_discard_mask_tracks_the_picked_up_card() -> None:
