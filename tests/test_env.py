@@ -314,6 +314,9 @@ def test_grab_then_discard_mask_tracks_the_picked_up_card() -> None:
     mask = obs["seat_0"]["action_mask"]
     discard = lay.start_of(par.layout, "discard")
     assert list(mask[discard:discard + 5]) == [1, 1, 1, 1, 0]  # the fifth card is the grabbed
+    # ... and the observation says which hand slot holds the picked-up card
+    picked = obs["seat_0"]["observation"][4 + 8 * 18 + 13:4 + 8 * 18 + 13 + 8]
+    assert list(picked) == [0, 0, 0, 0, 1, 0, 0, 0]
     assert not mask[lay.start_of(par.layout, "swap"):grab].any()
 
 
@@ -377,6 +380,25 @@ def test_one_hand_episode_ends_with_the_hand() -> None:
         pass
     assert par.driver is not None and par.driver.table.hand_no == 1
     assert par.driver.table.phase in ("huddle", "over")
+
+
+def test_rewards_in_points_with_three_pairs() -> None:
+    """Points scoring (S4): +1 a point to both partners; at the end +1 first, 0 second, -1 last."""
+    par = parallel_env("points-to-five", pairs=3, max_ticks=4000)
+    total = dict.fromkeys(par.possible_agents, 0.0)
+    obs, _ = par.reset(seed=8)
+    rng = np.random.default_rng(8)
+    while par.agents:
+        actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"])))
+                   if rng.random() < 0.2 else 0 for a in par.agents}
+        obs, rewards, *_ = par.step(actions)
+        for a, r in rewards.items():
+            total[a] += r
+    table = par.record_table()
+    assert table.ranks is not None  # the match ended (points come fast from wrong calls)
+    for seat, agent in enumerate(par.possible_agents):
+        pair = seat % 3
+        assert total[agent] == table.scores[pair] + {1: 1.0, 2: 0.0, 3: -1.0}[table.ranks[pair]]
 
 
 def test_truncation_after_max_ticks() -> None:

@@ -405,7 +405,8 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         self._acted_on[seat] = view
         seen = events_for(self._events, seat, self.rules.pairs)
         cooling = self._cooling(seat, self.now + self.reaction_s[seat])
-        return {"observation": observe.encode(view, seen, self.rules, self.now, cooling),
+        return {"observation": observe.encode(view, seen, self.rules, self.now, cooling,
+                                              self._held[seat]),
                 "action_mask": lay.action_mask(self.layout, view, self.rules, self._held[seat],
                                                cooling)}
 

@@ -14,6 +14,7 @@ part                      size      meaning
 phase                     4         huddle, dealt, play, over (one-hot)
 hand                      8 x 18    per hand slot: present, rank (13, one-hot), suit (4)
 hand ranks                13        how many of each rank the hand holds, / 4
+picked up                 8         per hand slot: a card the agent picked up and still holds (S4)
 middle                    4 x 18    per middle slot, as a hand slot
 middle face down          1         the middle is dealt face down (countdown start)
 seats                     n x 18    per seat offset: cards held / 8, holding five (S4), dealer,
@@ -78,7 +79,7 @@ _CALL: Final = {k: i for i, k in enumerate(CALL_KINDS)}
 
 def size(seats: int, pairs: int) -> int:
     """The length of the flat vector for a table of ``seats`` seats and ``pairs`` pairs."""
-    return (len(PHASES) + MAX_HAND * CARD + len(RANKS) + 4 * CARD + 1 + seats * SEAT + 1 + pairs
+    return (len(PHASES) + MAX_HAND * CARD + len(RANKS) + MAX_HAND + 4 * CARD + 1 + seats * SEAT + 1 + pairs
             + 2 + 2 + 2 + 1 + len(GESTURES) + seats * TICK_SEAT + 5 + 1)
 
 
@@ -97,13 +98,14 @@ def _ranks(out: npt.NDArray[np.float32], at: int, cards: Iterable[Card]) -> None
 
 
 def encode(view: SeatView, seen: Sequence[Event], rules: RuleSet, now: float,
-           cooling: bool = False) -> npt.NDArray[np.float32]:
+           cooling: bool = False, held: Sequence[Card] = ()) -> npt.NDArray[np.float32]:
     """The flat observation of ``view``'s seat at table time ``now`` (seconds) after a tick whose
     events it saw were ``seen``.
 
     ``view`` must be a seat's (not a spectator's); ``seen`` must already be redacted for it
     (:func:`kemps.views.events_for`). ``rules`` gives the public scales (the losing letters or the
-    target, the countdowns). Shape: ``(size(n, pairs),)``, float32, every entry in [0, 1].
+    target, the countdowns); ``held`` are the cards the seat picked up and still holds (from its
+    own events). Shape: ``(size(n, pairs),)``, float32, every entry in [0, 1].
     """
     me = view.seat if view.seat is not None else 0
     n = len(view.names)
@@ -118,6 +120,10 @@ def encode(view: SeatView, seen: Sequence[Event], rules: RuleSet, now: float,
     at += MAX_HAND * CARD
     _ranks(out, at, view.hand)
     at += len(RANKS)
+    if held:
+        for j, c in enumerate(view.hand[:MAX_HAND]):
+            out[at + j] = float(c in held)
+    at += MAX_HAND
     for i, m in enumerate(view.middle):
         _card(out, at + i * CARD, m)
     at += 4 * CARD
