@@ -95,7 +95,7 @@ def random_episode(par: KempsParallelEnv, seed: int, ticks: int = 10_000
 
 
 # == PettingZoo's own tests =========================================================================
-@pytest.mark.parametrize(("preset", "options"), TABLES)
+@pytest.mark.parametrize(("preset", "options"), [*TABLES, ("pagat", {"pairs": 12})])
 def test_parallel_api_test(preset: str, options: dict[str, Any]) -> None:
     only_known_notes(lambda: parallel_api_test(make(preset, options), num_cycles=400))
 
