@@ -12,6 +12,7 @@ import json
 import random
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -485,3 +486,21 @@ def test_example_random_agent_against_club_bots() -> None:
     (result,) = play(matches=1, seed=3)
     assert result["rank"] in (1, 2) and result["ticks"] > 0
     assert result["reward"] == -result["scores"][0] + (1 if result["rank"] == 1 else -1)
+
+
+def test_an_episode_saved_as_a_record_replays_with_kemps_replay(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from kemps.cli import app
+
+    par = parallel_env("pagat", agent_seats=[0, 2], bot_level="club")
+    for _ in random_episode(par, seed=6):
+        pass
+    path = tmp_path / "episode.json"
+    par.record().save(path)
+    result = CliRunner().invoke(app, ["replay", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    table = par.record_table()
+    assert data["over"] is True
+    assert [p["score"] for p in data["pairs"]] == table.scores
