@@ -337,6 +337,9 @@ def test_decode_names_the_cards_the_agent_saw() -> None:
     g = lay.start_of(par.layout, "gesture")
     assert par.decode("seat_0", g) == Gesture(0, lay.GESTURES[0])
     assert par.decode("seat_0", 0) is None
+    for agent, index in (("seat_7", 0), ("seat_0", -1), ("seat_0", par.layout.size)):
+        with pytest.raises(EnvError):
+            par.decode(agent, index)
     assert parse_cards("7H")  # cards parse as the table's
 
 

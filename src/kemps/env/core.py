@@ -284,7 +284,7 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
                 rejected[seat] = "too_soon"
                 continue
             view = self._acted_on[seat]
-            action = lay.decode(self.layout, index, view, self.rules, self._held[seat])
+            action = lay.decode(self.layout, index, view, self.rules)
             if action is None:
                 rejected[seat] = "no_such_move"
                 continue
@@ -386,11 +386,23 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         return self._observe(seat)
 
     def decode(self, agent: str, index: int) -> Action | None:
-        """The table action that ``index`` names for ``agent`` now (None for the no-op or an
-        empty slot), for logs and tests."""
-        seat = int(agent.rsplit("_", 1)[1])
-        return lay.decode(self.layout, index, self._acted_on[seat], self.rules,
-                          self._held[seat])
+        """The table action that ``index`` names for ``agent`` now, on its last observation (None
+        for the no-op or an empty slot), for logs and tests.
+
+        Raises:
+            EnvError: ``bad_action`` for an agent not in the episode or an index out of range;
+                ``no_episode`` before reset.
+        """
+        if self.driver is None:
+            raise EnvError("no_episode", "Call reset() first: no episode is running.")
+        if agent not in self.possible_agents:
+            raise EnvError("bad_action", f"{agent!r} is not an agent of this environment.")
+        checked = _index(index, self.layout.size)
+        if checked is None:
+            raise EnvError("bad_action", f"{index!r} is not an action index "
+                           f"(0..{self.layout.size - 1}).")
+        seat = self.seats[self.possible_agents.index(agent)]
+        return lay.decode(self.layout, checked, self._acted_on[seat], self.rules)
 
     # == inside ====================================================================================
     def _cooling(self, seat: int, due: float) -> bool:

@@ -135,13 +135,12 @@ def start_of(layout: ActionLayout, block: str) -> int:
     return layout.start(block)
 
 
-def decode(layout: ActionLayout, index: int, view: SeatView, rules: RuleSet,
-           held: tuple[Card, ...] = ()) -> Action | None:
+def decode(layout: ActionLayout, index: int, view: SeatView, rules: RuleSet) -> Action | None:
     """The table action that ``index`` names for the seat of ``view``, or None (the no-op, or an
     index naming an empty slot or a target that does not exist at this table).
 
-    ``held`` (the cards the seat picked up and still holds, S4) is not needed to decode; it is
-    taken for symmetry with :func:`action_mask`.
+    Raises:
+        ValueError: ``index`` is not an index of ``layout``.
     """
     seat = view.seat
     if seat is None:
