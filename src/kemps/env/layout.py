@@ -226,7 +226,7 @@ def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
             mask[starts["gesture"] + i] = 1
     seat, n, pairs = view.seat, layout.seats, rules.pairs
     by_player = rules.stop_target == "player"
-    stops = {(s if by_player else None, p) for s, p in legal.stop}
+    stops = set(legal.stop)  # (seat, its pair) where Stop names a player, else (None, pair)
     doubles = set(legal.double_stop)
     for k in range(1, n):
         target = (seat + k) % n
@@ -243,7 +243,6 @@ def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
             if PALETTE[g].kind == "heard" and not rules.heard_signals:
                 continue
             mask[starts["agree"] + i] = 1
-            if 1 <= len(signals) < MAX_SIGNALS and g not in signals and all(
-                    PALETTE[s].kind == "seen" or rules.heard_signals for s in signals):
+            if 1 <= len(signals) < MAX_SIGNALS and g not in signals:
                 mask[starts["agree_add"] + i] = 1
     return mask
