@@ -344,15 +344,23 @@ def test_decode_names_the_cards_the_agent_saw() -> None:
 
 
 def test_layout_blocks_are_stable() -> None:
-    """Indices keep their meaning: new kinds of action (a look) are appended after the last."""
+    """Indices keep their meaning; the attention rule's look has its block already, masked and
+    decoded as nothing until the engine has a look."""
     layout = lay.ActionLayout(4)
     assert [b[0] for b in layout.blocks] == [
         "noop", "swap", "grab", "discard", "stall", "object", "go", "gesture", "kemps",
-        "double_kemps", "stop", "double_stop", "agree", "agree_add"]
-    assert layout.size == 1 + 69 + 4 + 8 + 3 + 22 + 2 + 4 + 4 + 22 + 22
-    assert layout.name(layout.size - 1) == ("agree_add", 21)
+        "double_kemps", "stop", "double_stop", "agree", "agree_add", "look"]
+    assert layout.size == 1 + 69 + 4 + 8 + 3 + 22 + 2 + 4 + 4 + 22 + 22 + 4 == 153 + 3 * 4
+    assert layout.name(layout.size - 1) == ("look", 3)
     with pytest.raises(ValueError):
         layout.name(layout.size)
+    par = parallel_env("pagat", huddle_s=0.0)
+    obs, _ = par.reset(seed=1)
+    look = layout.start("look")
+    for _ in range(40):
+        assert not obs["seat_0"]["action_mask"][look:].any()
+        assert par.decode("seat_0", look + 1) is None
+        obs, *_ = par.step({})
 
 
 # == episodes, rewards, bad input ==================================================================

@@ -21,15 +21,18 @@ in this order (``n`` seats, ``H`` = :data:`MAX_HAND` hand slots, ``G`` = the pal
     double_stop   n    double Stop Kemps on the pair of the seat k places to the left (1..pairs-1)
     agree         G    between hands: agree the one-gesture signal (g,)
     agree_add     G    between hands: agree the pair's current signal plus g (2 or 3 gestures)
+    look          n    reserved for the attention rule: look at the seat k places to the left
+                       (always masked, decoded as nothing, until the engine has a look)
 
 Slots are the seat's own view: the middle's four slots and the hand in the view's order; the
 cards they name are read from the observation the agent acted on, so a card that someone else
 took first is ``card_gone`` (S1 "the first player to touch it gets it"). Seats are named relative
 to the agent (k places to its left), so one policy fits every seat.
 
-Growth without breaking: new kinds of action are new blocks appended after the last one (the
-attention rule's ``look`` would be ``look n``: look at the seat k places to the left), so every
-index here keeps its meaning; :attr:`ActionLayout.version` counts such additions.
+Growth without breaking: the ``look`` block is there already, so when the attention rule lands
+(``LegalMoves`` listing looks) only its mask and decoding are filled in and the space keeps its
+size; any other new kind of action is a new block appended after the last one, so every index
+here keeps its meaning; :attr:`ActionLayout.version` counts such additions.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ def _blocks(seats: int) -> tuple[tuple[str, int, int], ...]:
              ("stall", 1), ("object", 1), ("go", 1), ("gesture", len(GESTURES)),
              ("kemps", 1), ("double_kemps", 1), ("stop", seats),
              ("double_stop", seats), ("agree", len(GESTURES)),
-             ("agree_add", len(GESTURES)))
+             ("agree_add", len(GESTURES)), ("look", seats))
     out: list[tuple[str, int, int]] = []
     start = 0
     for name, size in sizes:
@@ -184,7 +187,7 @@ def decode(layout: ActionLayout, index: int, view: SeatView, rules: RuleSet) -> 
         if not 1 <= len(view.signals) < MAX_SIGNALS or g in view.signals:
             return None
         return AgreeSignals(seat, (*view.signals, g))
-    return None  # noop
+    return None  # the no-op, and the look reserved for the attention rule
 
 
 def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
