@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils.conversions import parallel_to_aec
+try:
+    import gymnasium as _gymnasium  # noqa: F401
+    import numpy as _numpy  # noqa: F401
+    from pettingzoo.utils.conversions import parallel_to_aec
+except ModuleNotFoundError as err:  # pragma: no cover - only without the research extra
+    raise ModuleNotFoundError(
+        f"kemps.env needs the research extra ({err.name} is missing): "
+        "pip install 'kemps[research]'", name=err.name) from err
 
 from kemps.env.core import TICK_S, EnvError, KempsParallelEnv, agent_name
 from kemps.env.layout import ActionLayout, action_mask, decode
