@@ -50,6 +50,9 @@ class Cluster:
         self._task: asyncio.Task[None] | None = None
         self._taking: dict[str, asyncio.Lock] = {}
         self._http: Any = None
+        # rooms this node placed on each node since the last heartbeat (heartbeats are a second
+        # old at most: a burst of new rooms still spreads)
+        self._placed: dict[str, int] = {}
 
     async def start(self) -> None:
         import httpx
@@ -74,6 +77,7 @@ class Cluster:
 
     # == the heartbeat and the leases ==============================================================
     async def _beat(self) -> None:
+        self._placed.clear()
         rooms = self.server.rooms
         await self.nodes.heartbeat(len(rooms), sum(len(r.conns) for r in rooms.values()))
 
@@ -81,13 +85,14 @@ class Cluster:
         while True:
             await asyncio.sleep(RENEW_S)
             try:
-                await self._beat()
+                draining = await self.nodes.read_draining()
+                await self._beat()  # says "draining" before any room is handed over
                 lost = await self.nodes.renew([c for c, r in self.server.rooms.items()
                                                if r.status != "broken"])
                 for code in lost:
                     log.warning("lease of room %s lost: another node owns it now", code)
                     self.drop(code)
-                if await self.nodes.read_draining():
+                if draining:
                     await self._hand_over()
             except Exception:  # Redis away: the leases run out; fencing keeps the data safe
                 log.exception("cluster heartbeat failed")
@@ -119,20 +124,22 @@ class Cluster:
         if key in self.server.rooms:
             return None
         owner = await self.nodes.owner(key)
+        if owner is None and self.nodes.draining:  # a draining node takes nothing over
+            return await self.placement()
         if owner is None or owner == self.nodes.id:
             return None
         node = await self.nodes.node(owner)
         return node.url if node is not None else None
 
     async def placement(self) -> str | None:
-        """The URL of the node a new room should be made on, or None for this one."""
-        if self.nodes.draining:
-            node = await self.nodes.place()
-            return node.url if node is not None and node.id != self.nodes.id else None
-        node = await self.nodes.place()
-        if node is None or node.id == self.nodes.id:
+        """The URL of the node a new room should be made on (the least loaded that is not
+        draining: players, then rooms), or None for this one."""
+        up = [n for n in await self.nodes.nodes() if not n.draining]
+        if not up:
             return None
-        return node.url
+        best = min(up, key=lambda n: (n.players, n.rooms + self._placed.get(n.id, 0), n.id))
+        self._placed[best.id] = self._placed.get(best.id, 0) + 1
+        return None if best.id == self.nodes.id else best.url
 
     async def take(self, code: str) -> Room:
         """Take over a room nobody owns: lease, fencing token in PostgreSQL, record, restore.
