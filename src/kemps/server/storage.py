@@ -211,20 +211,28 @@ class Storage:
         ``fences`` (many nodes): this node's fencing token per room; a room whose stored token is
         higher belongs to a newer owner: nothing of it is written, and its code is added to
         ``fenced_out`` (its matches get id 0)."""
-        if fences:
-            return await self._write_fenced(rooms, entries, clocks, matches, fences,
-                                            fenced_out if fenced_out is not None else set())
-        ids: list[int] = []
         dialect = self.engine.dialect.name
         ins: Any = (pg_insert if dialect == "postgresql" else
                     sqlite_insert if dialect == "sqlite" else None)
-        if ins is None:  # another database: the portable (slower) road
+        if ins is None:  # another database: the portable (slower) road (a single node only)
             return await self._write_batch_orm(rooms, entries, clocks, matches)
         rooms_t: Any = RoomRow.__table__
         entries_t: Any = EntryRow.__table__
         matches_t: Any = MatchRow.__table__
+        ids: dict[int, int] = {}
         # Core statements on one connection: the fewest round trips per commit.
         async with self.engine.begin() as conn:
+            if fences:  # many nodes: leave out every room a newer owner has claimed
+                codes = ({r["code"] for r in rooms} | {e["room_code"] for e in entries}
+                         | set(clocks) | {m["room_code"] for m in matches})
+                fenced = await self._fenced(conn, codes, fences)
+                if fenced_out is not None:
+                    fenced_out |= fenced
+                rooms = [r for r in rooms if r["code"] not in fenced]
+                entries = [e for e in entries if e["room_code"] not in fenced]
+                clocks = {c: t for c, t in clocks.items() if c not in fenced}
+            else:
+                fenced = set()
             if rooms:  # one upsert statement for every room row
                 upsert = ins(rooms_t)
                 await conn.execute(upsert.on_conflict_do_update(
@@ -237,46 +245,8 @@ class Storage:
                 await conn.execute(update(rooms_t).where(rooms_t.c.code == bindparam("b_code"))
                                    .values(table_time=bindparam("b_t")),
                                    [{"b_code": code, "b_t": t} for code, t in clocks.items()])
-            for m in matches:
-                found = (await conn.execute(select(matches_t.c.id).where(
-                    matches_t.c.room_code == m["room_code"],
-                    matches_t.c.match_no == m["match_no"]))).scalar()
-                if found is None:
-                    found = (await conn.execute(insert(matches_t).values(
-                        finished_at=time.time(), **m).returning(matches_t.c.id))).scalar_one()
-                ids.append(int(found))
-        return ids
-
-    async def _write_fenced(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
-                            clocks: dict[str, float], matches: list[dict[str, Any]],
-                            fences: dict[str, int], fenced_out: set[str]) -> list[int]:
-        rooms_t: Any = RoomRow.__table__
-        entries_t: Any = EntryRow.__table__
-        matches_t: Any = MatchRow.__table__
-        ins: Any = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
-        codes = ({r["code"] for r in rooms} | {e["room_code"] for e in entries} | set(clocks)
-                 | {m["room_code"] for m in matches})
-        ids: list[int] = []
-        async with self.engine.begin() as conn:
-            fenced = await self._fenced(conn, codes, fences)
-            fenced_out |= fenced
-            rows = [r for r in rooms if r["code"] not in fenced]
-            for row in rows:
-                upsert = ins(rooms_t)
-                await conn.execute(upsert.on_conflict_do_update(
-                    index_elements=["code"],
-                    set_={k: upsert.excluded[k] for k in row if k != "code"}), [row])
-            kept = [e for e in entries if e["room_code"] not in fenced]
-            if kept:
-                await conn.execute(ins(entries_t).on_conflict_do_nothing(
-                    index_elements=["room_code", "match_no", "seq"]), kept)
-            for code, t in clocks.items():
-                if code not in fenced:
-                    await conn.execute(update(rooms_t).where(rooms_t.c.code == code)
-                                       .values(table_time=t))
-            for m in matches:
+            for i, m in enumerate(matches):
                 if m["room_code"] in fenced:
-                    ids.append(0)
                     continue
                 found = (await conn.execute(select(matches_t.c.id).where(
                     matches_t.c.room_code == m["room_code"],
@@ -284,8 +254,8 @@ class Storage:
                 if found is None:
                     found = (await conn.execute(insert(matches_t).values(
                         finished_at=time.time(), **m).returning(matches_t.c.id))).scalar_one()
-                ids.append(int(found))
-        return ids
+                ids[i] = int(found)
+        return [ids.get(i, 0) for i in range(len(matches))]
 
     async def _write_batch_orm(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
                                clocks: dict[str, float], matches: list[dict[str, Any]]
