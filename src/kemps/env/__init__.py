@@ -12,7 +12,7 @@ Needs the ``research`` extra (PettingZoo, Gymnasium, NumPy)::
 
 :func:`parallel_env` takes the options of :class:`kemps.env.core.KempsParallelEnv`; :func:`env`
 wraps the same in PettingZoo's own ``parallel_to_aec`` (agents act one after another, the tick is
-played once the last has chosen). See docs/environment.md.
+played once the last has chosen). See docs/research.md.
 """
 
 from __future__ import annotations
