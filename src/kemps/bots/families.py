@@ -29,8 +29,9 @@ from typing import Final
 
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Bot, Plan
-from kemps.bots.levels import SHARP, BotFactory, Level, find_name
+from kemps.bots.levels import BotFactory
 from kemps.bots.player import HUMAN_MIN_S, KempsBot
+from kemps.bots.strength import SHARP, Level, find_name
 from kemps.events import CallJudged, Event, Gestured
 from kemps.rules import RuleSet
 

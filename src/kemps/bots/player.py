@@ -44,8 +44,8 @@ from kemps.actions import (
 )
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan, stop_call_on
-from kemps.bots.levels import Level
 from kemps.bots.seatcards import FollowsCards, SeatCards
+from kemps.bots.strength import Level
 from kemps.bots.watch import Watcher
 from kemps.cards import Card
 from kemps.errors import Rejected

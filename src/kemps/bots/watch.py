@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from kemps.bots.levels import Level
+from kemps.bots.strength import Level
 from kemps.cards import RANKS, Card
 from kemps.rules import RuleSet
 
