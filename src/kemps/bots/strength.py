@@ -52,6 +52,20 @@ class Level:
         swap_gestures: chance of an idle gesture one reaction time after each of its own swaps
             that does not make four, so that a gesture just after a swap (the moment a real
             signal comes) says little: the signal's timing hides among them.
+
+    At an ``attention`` table (docs/rules.md "Attention"; ignored elsewhere), how it uses its eyes
+    (S0 "Watching your partner", "Calling Stop Kemps"):
+        glance_moved: chance to glance at a player it saw move (a gesture it did not see) when
+            that player may be signalling: its partner, or (``watch_opponents``) an opponent who
+            has stopped taking cards.
+        watch_opponents: looks at an opponent who has stopped taking cards, the more when that
+            opponent looks at its partner (S0 "stops swapping, sits a little stiller and looks at
+            their partner; the signal comes a moment after").
+        signal_watched: gives its signal only while its partner looks at it.
+        signal_unseen: ... and while no opponent does (S2 signals row 9 gives the other team "a
+            fair chance to see it"; a careful pair gives it no more than that).
+        eyes_down: with four of a kind looks at its own cards, not at its partner (no tell).
+        reads_looks: a gesture by an opponent who looks at its partner is likelier a signal.
     """
 
     name: str
@@ -70,23 +84,32 @@ class Level:
     stall_factor: float
     habit_spread: float = 0.125
     swap_gestures: float = 0.0
+    glance_moved: float = 0.0
+    watch_opponents: bool = False
+    signal_watched: bool = False
+    signal_unseen: bool = False
+    eyes_down: bool = False
+    reads_looks: bool = False
 
 
 CASUAL: Final = Level(
     name="casual", reaction_s=(0.45, 1.25), attention_partner=0.9, attention_opponents=0.6,
     inference="naive", stop_threshold=0.7, counting=False, helps_partner=False,
     noise_every_s=6.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
-    decoy_swaps=0.0, stall_factor=3.5)
+    decoy_swaps=0.0, stall_factor=3.5, glance_moved=0.5)
 CLUB: Final = Level(
     name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
     inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
     noise_every_s=9.0, change_after_kemps=0.6, change_anyway=0.15, fakes=False,
-    decoy_swaps=0.0, stall_factor=2.5)
+    decoy_swaps=0.0, stall_factor=2.5, glance_moved=0.6, watch_opponents=True,
+    signal_watched=True, signal_unseen=True)
 SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
     inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
-    decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35)
+    decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35, glance_moved=0.75,
+    watch_opponents=True, signal_watched=True, signal_unseen=True, eyes_down=True,
+    reads_looks=True)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
