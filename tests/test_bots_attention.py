@@ -189,22 +189,34 @@ def test_bot_looks_wait_for_the_tables_look_gap() -> None:
 
 
 # == signalling by the looks ======================================================================
-def test_a_careful_bot_signals_only_while_its_partner_watches_and_no_opponent_does() -> None:
-    """S2 signals row 9 (the other team has "a fair chance to see it", no more) and S0 "the whole
-    point is that your partner has to notice": with four of a kind the sharp bot waits until its
-    partner looks at it and both opponents look elsewhere; it keeps its eyes on its cards."""
+def test_a_careful_bot_signals_only_while_no_opponent_watches() -> None:
+    """S2 signals row 9 (the other team has "a fair chance to see it", no more): with four of a
+    kind the sharp bot looks at its partner (S0 "looks at their partner; the signal comes a moment
+    after") and gives its signal only while both opponents look elsewhere; a signal planned when
+    an opponent turns to it is held back."""
     bot = _bot("sharp")
-    plans = _deal(bot, "7H 7S 7D 7C")
-    assert not _signals(plans)
-    assert bot._look_target(1.0) == "hand"
-    assert not _signals(bot.on_events([Looked(1.0, 1, 0)], 1.0))  # an opponent watches us
-    assert not _signals(bot.on_events([Looked(1.3, 2, 0)], 1.3))  # partner too, but seen
+    _deal(bot, "2H 5D 9C KS", "3C 6D 7H 8S")
+    bot.on_events([Looked(0.2, 1, 0)], 0.2)  # an opponent watches us
+    made = bot.on_events([Swapped(0.5, 0, parse_cards("7H"), parse_cards("2H"), (0,))], 0.5)
+    assert not _signals(made)
+    bot.on_events([Swapped(0.6, 3, parse_cards("3C"), parse_cards("JD"), (0,))], 0.6)
+    bot.cards.hand = list(parse_cards("7H 7S 7D 7C"))
+    assert not _signals(bot.on_events([Looked(1.0, 2, 0)], 1.0))  # partner looks too: seen
+    assert bot._look_target(1.0) == 2
     plans = bot.on_events([Looked(1.6, 1, "middle")], 1.6)
     assert _signals(plans) == [GestureAction(0, "touch_ear")]
-    # An opponent turns to us before the signal is given: it is held back.
-    held = bot.on_events([Looked(1.7, 3, 0)], 1.7)
+    held = bot.on_events([Looked(1.7, 3, 0)], 1.7)  # an opponent turns to us first
     assert any(p.channel == "signal" and p.action is None for p in held)
     assert _signals(bot.on_events([Looked(2.1, 3, "hand")], 2.1))
+
+
+def test_a_less_patient_level_signals_anyway_after_its_wait() -> None:
+    """club waits ``signal_wait_s`` (2 s) for the opponents to look away, then signals anyway."""
+    bot = _bot("club")
+    _deal(bot, "7H 7S 7D 7C")
+    bot.on_events([Looked(0.1, 1, 0)], 0.1)
+    assert not _signals(bot.on_events([Looked(0.5, 3, "middle")], 0.5))
+    assert _signals(bot.on_events([Looked(2.5, 3, 1)], 2.5))
 
 
 def test_a_careless_level_signals_whoever_looks() -> None:

@@ -146,6 +146,7 @@ class KempsBot(FollowsCards):
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
         self.resignal_at: float | None = None  # attention: when to give the signal again
+        self.four_since: float | None = None  # attention: when it first held four this hand
 
     # -- small helpers -------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -531,7 +532,9 @@ class KempsBot(FollowsCards):
         if not self.signals:
             return []
         if self._careful():
-            if not self._moment_to_signal():
+            if self.four_since is None:
+                self.four_since = now
+            if not self._moment_to_signal(now):
                 return []  # wait: looks change often, and _on_looks asks again
             self.signalled_at = now
             delay = self._react(0.6)
@@ -542,16 +545,22 @@ class KempsBot(FollowsCards):
 
     # -- eyes (attention tables) -------------------------------------------------------------------
     def _careful(self) -> bool:
-        """Whether this bot times its signal by the looks at the table (``signal_watched``)."""
-        return self.eyes.on and self.level.signal_watched and self.phase == "play"
+        """Whether this bot times its signal by the looks at the table (``signal_watched``,
+        ``signal_unseen``)."""
+        lv = self.level
+        return (self.eyes.on and (lv.signal_watched or lv.signal_unseen)
+                and self.phase == "play")
 
-    def _moment_to_signal(self) -> bool:
+    def _moment_to_signal(self, now: float) -> bool:
         """S2 signals row 9 and S0 "the whole point is that your partner has to notice": the
-        partner looks at us, and (``signal_unseen``) no opponent does."""
+        partner looks at us, and (``signal_unseen``) no opponent does, or the level has waited
+        ``signal_wait_s`` for that already."""
         eyes = self.eyes
-        if not eyes.watching(self.partner, self.seat):
+        if self.level.signal_watched and not eyes.watching(self.partner, self.seat):
             return False
-        return not (self.level.signal_unseen and eyes.opponents_watching(self.seat))
+        if not (self.level.signal_unseen and eyes.opponents_watching(self.seat)):
+            return True
+        return self.four_since is not None and now - self.four_since >= self.level.signal_wait_s
 
     def _on_looks(self, now: float) -> list[Plan]:
         """Someone looked somewhere (or moved): the eyes may move, and a careful signal may now
@@ -561,7 +570,7 @@ class KempsBot(FollowsCards):
         plans: list[Plan] = []
         if self._four() and self.signals and self._careful():
             pending = self.signal_at is not None and self.signal_at > now
-            if pending and not self._moment_to_signal():
+            if pending and not self._moment_to_signal(now):
                 # An opponent turned to us (or the partner away) before the signal: hold it.
                 self.signal_at = None
                 self.signalled_at = None
@@ -590,13 +599,14 @@ class KempsBot(FollowsCards):
         return eyes.look(seat, now, delay)
 
     def _look_target(self, now: float) -> LookAt:
-        """Where to look (S0 "Watching your partner"): with four of a kind at the partner, or
-        (``eyes_down``) at our own cards; else at whoever may signal soonest: the partner when it
-        has stopped taking cards or looks at us, an opponent (``watch_opponents``) who has
-        stopped and looks at its partner; else the middle, collecting."""
+        """Where to look (S0 "Watching your partner"): with four of a kind at the partner (S0
+        "looks at their partner; the signal comes a moment after": it draws the partner's eyes);
+        else at whoever may signal soonest: the partner when it has stopped taking cards or
+        looks at us, an opponent (``watch_opponents``) who has stopped and looks at its partner;
+        else the middle, collecting."""
         eyes, lv = self.eyes, self.level
         if self._four():
-            return "hand" if lv.eyes_down else self.partner
+            return self.partner
         best: LookAt = "middle"
         score = READY_S
         partner = eyes.still_for(self.partner, now) * 1.2

@@ -8,6 +8,7 @@ builds bots from it). Levels, weakest first: ``simple`` (the engine's plain
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -61,10 +62,13 @@ class Level:
         watch_opponents: looks at an opponent who has stopped taking cards, the more when that
             opponent looks at its partner (S0 "stops swapping, sits a little stiller and looks at
             their partner; the signal comes a moment after").
-        signal_watched: gives its signal only while its partner looks at it.
-        signal_unseen: ... and while no opponent does (S2 signals row 9 gives the other team "a
-            fair chance to see it"; a careful pair gives it no more than that).
-        eyes_down: with four of a kind looks at its own cards, not at its partner (no tell).
+        signal_watched: gives its signal only while its partner looks at it (measured in
+            docs/arena-results.md: waiting for the partner's eyes loses more hands than it saves;
+            no level does it).
+        signal_unseen: gives its signal only while no opponent looks at it (S2 signals row 9 gives
+            the other team "a fair chance to see it"; a careful pair gives it no more than that).
+        signal_wait_s: the longest it waits for that moment once it holds four of a kind before
+            it signals anyway; ``inf``: only at that moment.
         reads_looks: a gesture by an opponent who looks at its partner is likelier a signal.
     """
 
@@ -88,7 +92,7 @@ class Level:
     watch_opponents: bool = False
     signal_watched: bool = False
     signal_unseen: bool = False
-    eyes_down: bool = False
+    signal_wait_s: float = math.inf
     reads_looks: bool = False
 
 
@@ -102,14 +106,13 @@ CLUB: Final = Level(
     inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
     noise_every_s=9.0, change_after_kemps=0.6, change_anyway=0.15, fakes=False,
     decoy_swaps=0.0, stall_factor=2.5, glance_moved=0.6, watch_opponents=True,
-    signal_watched=True, signal_unseen=True)
+    signal_unseen=True, signal_wait_s=2.0)
 SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
     inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
     decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35, glance_moved=0.75,
-    watch_opponents=True, signal_watched=True, signal_unseen=True, eyes_down=True,
-    reads_looks=True)
+    watch_opponents=True, signal_unseen=True, reads_looks=True)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
