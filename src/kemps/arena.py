@@ -396,7 +396,8 @@ def register(app: typer.Typer) -> None:
             t = RichTable(title=f"Arena: {rule_set.name}, {rule_set.pairs} pairs, {matches} "
                                 f"matches a pairing, seed {seed}")
             for h in HEADERS:
-                t.add_column(h, justify="left" if h == "Pairing" else "right")
+                t.add_column(h, justify="left" if h == "Pairing" else "right",
+                             no_wrap=h == "Pairing")
             for row in results_table(results):
                 t.add_row(*row)
             console.print(t)

@@ -592,7 +592,7 @@ class KempsBot(FollowsCards):
         if seat != self.partner and not (lv.watch_opponents
                                           and eyes.still_for(seat, now) >= READY_S):
             return []
-        if self.rng.random() >= lv.glance_moved:
+        if self.rng.random() >= (lv.glance_moved if seat == self.partner else lv.glance_opponents):
             return []
         delay = self._react(0.8)
         self.glance_until = now + delay + GLANCE_HOLD_S

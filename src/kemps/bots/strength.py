@@ -56,9 +56,11 @@ class Level:
 
     At an ``attention`` table (docs/rules.md "Attention"; ignored elsewhere), how it uses its eyes
     (S0 "Watching your partner", "Calling Stop Kemps"):
-        glance_moved: chance to glance at a player it saw move (a gesture it did not see) when
-            that player may be signalling: its partner, or (``watch_opponents``) an opponent who
-            has stopped taking cards.
+        glance_moved: chance to glance at its partner when it saw the partner move (a gesture it
+            did not see): within the gesture's second the glance still sees it.
+        glance_opponents: the same for an opponent who has stopped taking cards
+            (``watch_opponents`` levels): a player watching its partner or the middle catches an
+            opponent's small movement at the edge of its eye less often.
         watch_opponents: looks at an opponent who has stopped taking cards, the more when that
             opponent looks at its partner (S0 "stops swapping, sits a little stiller and looks at
             their partner; the signal comes a moment after").
@@ -89,6 +91,7 @@ class Level:
     habit_spread: float = 0.125
     swap_gestures: float = 0.0
     glance_moved: float = 0.0
+    glance_opponents: float = 0.0
     watch_opponents: bool = False
     signal_watched: bool = False
     signal_unseen: bool = False
@@ -105,14 +108,14 @@ CLUB: Final = Level(
     name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
     inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
     noise_every_s=9.0, change_after_kemps=0.6, change_anyway=0.15, fakes=False,
-    decoy_swaps=0.0, stall_factor=2.5, glance_moved=0.6, watch_opponents=True,
-    signal_unseen=True, signal_wait_s=2.0)
+    decoy_swaps=0.0, stall_factor=2.5, glance_moved=0.6, glance_opponents=0.3,
+    watch_opponents=True, signal_unseen=True, signal_wait_s=2.0)
 SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
     inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
     decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35, glance_moved=0.75,
-    watch_opponents=True, signal_unseen=True, reads_looks=True)
+    glance_opponents=0.4, watch_opponents=True, signal_unseen=True, reads_looks=True)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
