@@ -58,7 +58,15 @@ from kemps.record import MatchRecord, Recorder, replay
 from kemps.rules import PRESETS, RuleSet
 from kemps.sim import simulate_match
 from kemps.table import Table
-from kemps.views import event_for, events_for, spectator_view, view_for
+from kemps.views import (
+    check_spectator_look,
+    event_for,
+    events_for,
+    spectator_events_for,
+    spectator_glance,
+    spectator_view,
+    view_for,
+)
 
 PRESET_NAMES = sorted(PRESETS)
 PAIRS = [2, 3, 4, 5, 6, 8, 12]
@@ -815,11 +823,12 @@ def named_gestures(events: list[dict[str, Any]]) -> set[tuple[float, int]]:
 @given(seed=st.integers(0, 2**32 - 1), steps=st.integers(20, STEPS), pairs=st.sampled_from(PAIRS))
 def test_attention_no_seat_is_told_a_gesture_it_did_not_see(preset: str, seed: int, steps: int,
                                                             pairs: int) -> None:
-    """Random games of every preset with ``attention`` on: each seat's messages (its events and
-    views, as JSON) name exactly the gestures the rule lets it see, no more, no fewer (S0 "Half of
-    Kemps is watching your partner without looking as though you are"); a spectator without a
-    look is told none of them (only that players moved); and replaying the record gives every
-    seat the very same messages."""
+    """Random games of every preset with ``attention`` on: each seat's events (as JSON, the form
+    sent) name exactly the gestures the rule lets it see, no more, no fewer (S0 "Half of Kemps is
+    watching your partner without looking as though you are"); a spectator without a look is told
+    none of them (only that players moved, and what everyone hears); and replaying the record
+    gives every seat the very same messages. (Views name no gesture anyone made: only the seat's
+    own pair's signals and the palette names it may not use.)"""
     rules = PRESETS[preset].replace(attention=True, pairs=pairs)
     driver = Driver(rules, random.Random(seed))
     driver.run(steps)
@@ -857,3 +866,74 @@ def test_attention_property_games_do_see_and_miss_gestures() -> None:
                 missed += rules.players - len(e.seen_by)
             glances += isinstance(e, GestureSeen)
     assert at_once > 0 and glances > 0 and missed > 0, (at_once, glances, missed)
+
+
+class WatchedDriver(Driver):
+    """The random driver with one spectator whose own look (kept here, as the server keeps it)
+    changes at random moments, at most every LOOK_GAP_S: what it is told is collected as JSON."""
+
+    def __init__(self, rules: RuleSet, rng: random.Random) -> None:
+        super().__init__(rules, rng)
+        self.look: Any = None
+        self.since: float | None = None
+        self.told: list[dict[str, Any]] = []
+        self.timeline: list[tuple[str, Any]] = []  # ("events", [...]) and ("look", (t, at))
+
+    def after(self, events: list[Event]) -> None:
+        super().after(events)
+        table = self.table
+        self.timeline.append(("events", events))
+        self.told += [event_to_dict(e) for e in spectator_events_for(events, self.look,
+                                                                    table.pairs)]
+        if self.rng.random() < 0.4 and table.clock > float("-inf"):
+            at: Any = self.rng.choice([*range(table.n), "middle", "hand", table.n])
+            going = [s for s in range(table.n) if table.gestures_in_progress(s, table.clock)]
+            if going and self.rng.random() < 0.6:
+                at = self.rng.choice(going)
+            try:
+                check_spectator_look(table, at, self.look, self.since, table.clock)
+            except Rejected:
+                return
+            self.look, self.since = at, table.clock
+            self.timeline.append(("look", (table.clock, at)))
+            self.told += [event_to_dict(e) for e in spectator_glance(table, at, table.clock)]
+
+
+def spectator_should_see(rules: RuleSet, timeline: list[tuple[str, Any]]
+                         ) -> set[tuple[float, int]]:
+    """The model: a spectator sees a seen gesture when its own look is on the gesturer as it is
+    made or lands on it within GESTURE_S, and hears every heard one."""
+    look: Any = None
+    going: list[tuple[float, int]] = []
+    seen: set[tuple[float, int]] = set()
+    for kind, item in timeline:
+        if kind == "look":
+            t, look = item
+            seen |= {(m, g) for m, g in going if g == look and m <= t < m + GESTURE_S}
+            continue
+        for e in item:
+            if isinstance(e, Gestured):
+                if e.heard or look == e.seat:
+                    seen.add((e.t, e.seat))
+                if not e.heard:
+                    going.append((e.t, e.seat))
+    return seen
+
+
+@pytest.mark.parametrize("preset", ["pagat", "squarescores", "points-to-five",
+                                    "seed2-tournament"])
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(20, STEPS), pairs=st.sampled_from(PAIRS))
+def test_attention_a_spectator_is_told_only_what_its_own_look_saw(preset: str, seed: int,
+                                                                   steps: int, pairs: int) -> None:
+    """Issue 11 "Spectators follow the same rule with a look of their own": over random games with
+    a spectator changing its look at random, what it is told (:func:`spectator_events_for` and
+    :func:`spectator_glance`) names exactly the gestures its look saw, and nothing private to any
+    seat."""
+    rules = PRESETS[preset].replace(attention=True, pairs=pairs)
+    driver = WatchedDriver(rules, random.Random(seed))
+    driver.run(steps)
+    assert named_gestures(driver.told) == spectator_should_see(rules, driver.timeline)
+    assert all(d.get("by") is None for d in driver.told if d["type"] == "gesture_seen")
+    assert not any(d["type"] in ("signals_agreed",) for d in driver.told)
