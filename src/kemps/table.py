@@ -173,11 +173,11 @@ def _stop_targets(rules: RuleSet, seat: int, kind: str) -> tuple[tuple[int | Non
     # Whom a Stop call may name depends on the rules and the seat only: worked out once.
     return tuple(stop_targets(rules, seat, kind))
 MAX_CHAT: Final = 200
+MAX_NAME: Final = 40
+_PACKS: Final = {d: frozenset(new_pack(d)) for d in (1, 2)}
 #: The actions that may come with ``seat=None``: the table's own (a deal, a ruling) and a dealer's
 #: who is not playing (Go, a sweep); every other action is a player's.
 _SEATLESS: Final = frozenset({Deal, RuleTableTalk, Go, ProposeStall})
-MAX_NAME: Final = 40
-_PACKS: Final = {d: frozenset(new_pack(d)) for d in (1, 2)}
 
 
 class Table:
@@ -260,8 +260,8 @@ class Table:
         self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
             Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
-            Gesture: self._gesture, Look: self._look, Chat: self._chat, AgreeSignals: self._agree_signals,
-            Call: self._call, RuleTableTalk: self._table_talk}
+            Gesture: self._gesture, Look: self._look, Chat: self._chat,
+            AgreeSignals: self._agree_signals, Call: self._call, RuleTableTalk: self._table_talk}
 
     # == seating ===================================================================================
     def pair_of(self, seat: int) -> int:
