@@ -15,11 +15,14 @@ from kemps.events import (
     Discarded,
     Event,
     Gestured,
+    GestureSeen,
     Grabbed,
     HandDealt,
     HandEnded,
     HoldExpired,
+    Looked,
     MatchEnded,
+    Moved,
     Objected,
     ObjectionLapsed,
     PlayOpened,
@@ -96,6 +99,15 @@ def describe(table: Table, event: Event, omniscient: bool = False,
         return f"The swept cards are shuffled into a new stock of {e.stock_count}."
     if isinstance(e, Gestured):
         return f"{names[e.seat]} {PALETTE[e.gesture].label}."
+    if isinstance(e, Moved):
+        return f"{names[e.seat]} moves."
+    if isinstance(e, Looked):
+        where = {"middle": "the middle", "hand": "their cards"}
+        at = where[e.at] if isinstance(e.at, str) else names[e.at]
+        return f"{names[e.seat]} looks at {at}."
+    if isinstance(e, GestureSeen):
+        who = "A spectator" if e.by is None else names[e.by]
+        return f"{who} glances at {names[e.seat]}, who {PALETTE[e.gesture].label}."
     if isinstance(e, Chatted):
         return f"{names[e.seat]}: \u201c{e.text}\u201d"
     if isinstance(e, SignalsAgreed):
