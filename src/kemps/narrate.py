@@ -51,11 +51,13 @@ def pair_name(table: Table, pair: int) -> str:
 
 
 def describe(table: Table, event: Event, omniscient: bool = False,
-             seat: int | None = None) -> str | None:
+             seat: int | None = None, as_seen: bool = False) -> str | None:
     """One line for ``event`` (None for events not worth a line), as ``seat`` may see it (None: a
-    spectator) unless ``omniscient``. ``table`` supplies names and rules (its current state is not
-    read). The server sends these lines with each event, so every screen words a move alike."""
-    e = event if omniscient else event_for(event, seat, table.pairs)
+    spectator) unless ``omniscient``; ``as_seen``: ``event`` is already what the viewer was told
+    (redacted by :mod:`kemps.views`, e.g. for a spectator's own look), so it is worded as it is.
+    ``table`` supplies names and rules (its current state is not read). The server sends these
+    lines with each event, so every screen words a move alike."""
+    e = event if omniscient or as_seen else event_for(event, seat, table.pairs)
     if e is None:
         return None
     names, r = table.names, table.rules

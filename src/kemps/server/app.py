@@ -581,6 +581,11 @@ def handle_frame(room: Room, conn: LimitedConnection, limit: FrameGate, raw: str
         elif isinstance(message, SyncMessage):
             room.send(conn, room.state_for(conn.seat))
         elif conn.seat is None:
+            if isinstance(message, ActionMessage) and message.action.get("type") == "look":
+                # a spectator's own look (attention tables): private, it only filters what that
+                # spectator is shown
+                room.spectator_look(conn, message.action.get("at"), message.id)
+                return
             raise ProtocolError("not_seated", "Spectators watch; take a seat to play.")
         elif isinstance(message, ActionMessage):
             # ok, then the update: both once the action's record entry is committed
