@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
-from kemps.actions import Call, Gesture, Swap
+from kemps.actions import Call, Gesture, Look, Swap
 from kemps.env import EnvError, KempsParallelEnv, env, parallel_env
 from kemps.env import layout as lay
 from kemps.env.bench import run as bench_run
@@ -48,6 +48,7 @@ TABLES = [
     ("points-to-five", {}),
     ("seed2-tournament", {"pairs": 4}),
     ("cash", {"pairs": 2, "sweep": "all_agree"}),
+    ("pagat", {"attention": True}),  # issue 11's rule: looks in the space, seen gestures only
 ]
 
 
@@ -298,6 +299,8 @@ def test_action_mask_is_exactly_the_accepted_actions(preset: str, options: dict[
             assert mask[0] == 1
     also = {"squarescores": {"go", "object"}, "cash": {"stall"},
             "points-to-five": {"grab", "discard", "double_kemps", "double_stop"}}
+    if options.get("attention"):
+        also["pagat"] = {"look", "look_middle"}
     assert {"swap", "gesture", "kemps", "stop", "agree", "agree_add"} | also.get(preset, set()) \
         <= kinds, kinds
 
@@ -343,14 +346,15 @@ def test_decode_names_the_cards_the_agent_saw() -> None:
 
 
 def test_layout_blocks_are_stable() -> None:
-    """Indices keep their meaning; the attention rule's look has its block already, masked and
-    decoded as nothing until the engine has a look."""
+    """Indices keep their meaning; the attention rule's look filled the block reserved for it,
+    and the look at the middle came as a block of its own after the last (layout version 2).
+    At a table without attention no look is ever in the mask."""
     layout = lay.ActionLayout(4)
     assert [b[0] for b in layout.blocks] == [
         "noop", "swap", "grab", "discard", "stall", "object", "go", "gesture", "kemps",
-        "double_kemps", "stop", "double_stop", "agree", "agree_add", "look"]
-    assert layout.size == 1 + 69 + 4 + 8 + 3 + 22 + 2 + 4 + 4 + 22 + 22 + 4 == 153 + 3 * 4
-    assert layout.name(layout.size - 1) == ("look", 3)
+        "double_kemps", "stop", "double_stop", "agree", "agree_add", "look", "look_middle"]
+    assert layout.size == 1 + 69 + 4 + 8 + 3 + 22 + 2 + 4 + 4 + 22 + 22 + 4 + 1 == 154 + 3 * 4
+    assert layout.name(layout.size - 1) == ("look_middle", 0) and layout.version == 2
     with pytest.raises(ValueError):
         layout.name(layout.size)
     par = parallel_env("pagat", huddle_s=0.0)
@@ -358,8 +362,10 @@ def test_layout_blocks_are_stable() -> None:
     look = layout.start("look")
     for _ in range(40):
         assert not obs["seat_0"]["action_mask"][look:].any()
-        assert par.decode("seat_0", look + 1) is None
         obs, *_ = par.step({})
+    assert par.decode("seat_0", look + 1) == Look(0, 1)
+    assert par.decode("seat_0", look) == Look(0, "hand")
+    assert par.decode("seat_0", layout.start("look_middle")) == Look(0, "middle")
 
 
 # == episodes, rewards, bad input ==================================================================

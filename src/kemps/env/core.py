@@ -416,11 +416,12 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         view = view_for(driver.table, seat)
         self._acted_on[seat] = view
         seen = events_for(self._events, seat, self.rules.pairs)
-        cooling = self._cooling(seat, self.now + self.reaction_s[seat])
+        due = self.now + self.reaction_s[seat]
+        cooling = self._cooling(seat, due)
         return {"observation": observe.encode(view, seen, self.rules, self.now, cooling,
                                               self._held[seat]),
                 "action_mask": lay.action_mask(self.layout, view, self.rules, self._held[seat],
-                                               cooling)}
+                                               cooling, due)}
 
     def _track(self, events: list[Event]) -> None:
         """Keep each agent's picked-up cards from its own events (S4: a discard must be another

@@ -21,15 +21,17 @@ in this order (``n`` seats, ``H`` = :data:`MAX_HAND` hand slots, ``G`` = the pal
     double_stop   n    double Stop Kemps on the pair of the seat k places to the left (1..pairs-1)
     agree         G    between hands: agree the one-gesture signal (g,)
     agree_add     G    between hands: agree the pair's current signal plus g (2 or 3 gestures)
-    look          n    reserved for the attention rule: look at the seat k places to the left
-                       (always masked, decoded as nothing, until the engine has a look)
+    look          n    ``attention`` tables: look at the seat k places to the left (k = 1..n-1),
+                       or, k = 0, at your own cards (S0: watching your partner means not
+                       watching your cards); a swap or grab moves your look to the middle
+    look_middle   1    ``attention`` tables: look at the middle (added in layout version 2)
 
 Slots are the seat's own view: the middle's four slots and the hand in the view's order; the
 cards they name are read from the observation the agent acted on, so a card that someone else
 took first is ``card_gone`` (S1 "the first player to touch it gets it"). Seats are named relative
 to the agent (k places to its left), so one policy fits every seat.
 
-Growth without breaking: the ``look`` block is there already, so when the attention rule lands
+Growth without breaking: the ``look`` block was there from the start (reserved until the attention
 (``LegalMoves`` listing looks) only its mask and decoding are filled in and the space keeps its
 size; any other new kind of action is a new block appended after the last one, so every index
 here keeps its meaning; :attr:`ActionLayout.version` counts such additions.
@@ -53,6 +55,7 @@ from kemps.actions import (
     Gesture,
     Go,
     Grab,
+    Look,
     Object,
     ProposeStall,
     Swap,
@@ -85,7 +88,7 @@ def _blocks(seats: int) -> tuple[tuple[str, int, int], ...]:
              ("stall", 1), ("object", 1), ("go", 1), ("gesture", len(GESTURES)),
              ("kemps", 1), ("double_kemps", 1), ("stop", seats),
              ("double_stop", seats), ("agree", len(GESTURES)),
-             ("agree_add", len(GESTURES)), ("look", seats))
+             ("agree_add", len(GESTURES)), ("look", seats), ("look_middle", 1))
     out: list[tuple[str, int, int]] = []
     start = 0
     for name, size in sizes:
@@ -108,7 +111,7 @@ class ActionLayout:
     """
 
     seats: int
-    version: int = 1
+    version: int = 2
 
     @property
     def blocks(self) -> tuple[tuple[str, int, int], ...]:
@@ -187,11 +190,16 @@ def decode(layout: ActionLayout, index: int, view: SeatView, rules: RuleSet) -> 
         if not 1 <= len(view.signals) < MAX_SIGNALS or g in view.signals:
             return None
         return AgreeSignals(seat, (*view.signals, g))
-    return None  # the no-op, and the look reserved for the attention rule
+    if block == "look":
+        return Look(seat, "hand" if k == 0 else (seat + k) % n)
+    if block == "look_middle":
+        return Look(seat, "middle")
+    return None  # the no-op
 
 
 def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
-                held: tuple[Card, ...] = (), cooling: bool = False) -> npt.NDArray[np.int8]:
+                held: tuple[Card, ...] = (), cooling: bool = False,
+                due: float | None = None) -> npt.NDArray[np.int8]:
     """1 for each index the table would accept from this seat now, 0 for the rest; the no-op is
     always 1. Built from the view's legal moves (:attr:`SeatView.legal`, the engine's own checks)
     and the public rules; ``held`` are the cards the seat picked up (a discard must be another
@@ -248,4 +256,15 @@ def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
             mask[starts["agree"] + i] = 1
             if 1 <= len(signals) < MAX_SIGNALS and g not in signals:
                 mask[starts["agree_add"] + i] = 1
+    # looks: where the engine allows, once the look gap has passed by the action's due time
+    # (the engine allows a look 1e-9 s early, against rounding in "since + gap": the same here)
+    if legal.looks and (legal.look_from is None or due is None
+                        or due >= legal.look_from - 1e-9):
+        for where in legal.looks:
+            if where == "middle":
+                mask[starts["look_middle"]] = 1
+            elif where == "hand":
+                mask[starts["look"]] = 1
+            else:
+                mask[starts["look"] + (where - seat) % n] = 1
     return mask

@@ -29,7 +29,15 @@ own signals               G         the pair's agreed signal (multi-hot)
 this tick, per seat       n x 52    what each seat did in the last tick (below)
 this tick, table          5         dealt, play opened, swept, hand ended, match ended
 cooling down              1         the agent moved less than the minimum gap ago
+looks                     n x (n+2) per seat offset, where it looks (one-hot; ``attention``
+                                      tables, else all 0): its own cards, the middle, or the seat
+                                      at offset j (j = 0..n-1, relative to the agent)
+moved unseen this tick    n         per seat offset: it made a gesture the agent did not see
+                                      (``attention``: only that the player moved, S0)
 ========================  ========  =============================================================
+
+A gesture the agent saw by glancing at the gesturer while it lasted (``GestureSeen``) counts in
+"this tick" as that seat's gesture.
 
 "This tick, per seat" is: gestures (G, multi-hot), cards taken (13 ranks, / 4), cards given
 (13 ranks, / 4), called (4 kinds, in :data:`kemps.actions.CALL_KINDS` order: kemps, stop, double
@@ -54,10 +62,12 @@ from kemps.events import (
     Discarded,
     Event,
     Gestured,
+    GestureSeen,
     Grabbed,
     HandDealt,
     HandEnded,
     MatchEnded,
+    Moved,
     Objected,
     PlayOpened,
     StallProposed,
@@ -79,8 +89,9 @@ _CALL: Final = {k: i for i, k in enumerate(CALL_KINDS)}
 
 def size(seats: int, pairs: int) -> int:
     """The length of the flat vector for a table of ``seats`` seats and ``pairs`` pairs."""
-    return (len(PHASES) + MAX_HAND * CARD + len(RANKS) + MAX_HAND + 4 * CARD + 1 + seats * SEAT + 1 + pairs
-            + 2 + 2 + 2 + 1 + len(GESTURES) + seats * TICK_SEAT + 5 + 1)
+    return (len(PHASES) + MAX_HAND * CARD + len(RANKS) + MAX_HAND + 4 * CARD + 1 + seats * SEAT
+            + 1 + pairs + 2 + 2 + 2 + 1 + len(GESTURES) + seats * TICK_SEAT + 5 + 1
+            + seats * (seats + 2) + seats)
 
 
 def _card(out: npt.NDArray[np.float32], at: int, c: Card | None) -> None:
@@ -169,6 +180,8 @@ def encode(view: SeatView, seen: Sequence[Event], rules: RuleSet, now: float,
     at += len(GESTURES)
     tick = at
     at += n * TICK_SEAT
+    looks_at = at + 5 + 1  # after "this tick, table" and "cooling down"
+    moved = looks_at + n * (n + 2)
     for e in seen:
         who = getattr(e, "seat", None)
         if not isinstance(who, int):
@@ -188,6 +201,10 @@ def encode(view: SeatView, seen: Sequence[Event], rules: RuleSet, now: float,
         calls = moves + 2 * len(RANKS)
         if isinstance(e, Gestured):
             out[base + _GESTURE[e.gesture]] = 1.0
+        elif isinstance(e, GestureSeen):
+            out[tick + ((e.seat - me) % n) * TICK_SEAT + _GESTURE[e.gesture]] = 1.0
+        elif isinstance(e, Moved):
+            out[moved + (who - me) % n] = 1.0
         elif isinstance(e, Swapped):
             _ranks(out, base + moves, e.took)
             _ranks(out, base + moves + len(RANKS), e.gave)
@@ -205,4 +222,13 @@ def encode(view: SeatView, seen: Sequence[Event], rules: RuleSet, now: float,
             out[base + TICK_SEAT - 1] = 1.0
     at += 5
     out[at] = float(cooling)
+    at += 1
+    for s, where in enumerate(view.looks):
+        base = looks_at + ((s - me) % n) * (n + 2)
+        if where == "hand":
+            out[base] = 1.0
+        elif where == "middle":
+            out[base + 1] = 1.0
+        elif isinstance(where, int):
+            out[base + 2 + (where - me) % n] = 1.0
     return out
