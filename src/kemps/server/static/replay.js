@@ -104,7 +104,8 @@ function render() {
   Object.assign(box.dataset, { idx: String(R.idx), t: R.T.toFixed(3), hand: String(hand), playing: String(R.playing), ended: String(ended) });
   $("now-text").textContent = cur ? `${fmt(cur.t)}: ${cur.text || cur.type.replace(/_/g, " ")}` : "The match is about to start.";
   if (hand && $("hand").value !== String(hand)) $("hand").value = String(hand);
-  const link = `${location.pathname}#t=${R.T.toFixed(1)}`;
+  // Rounded up to the millisecond, so that the link never opens before the event shown.
+  const link = `${location.pathname}#t=${(Math.ceil(R.T * 1000 - 1e-6) / 1000).toFixed(3)}`;
   $("moment-link").href = link;
   $("scores").replaceChildren(...Array.from({ length: d.pairs }, (_, p) => h("span", { class: `rp-score pair-${p}` },
     h("span", { class: "dot", "aria-hidden": "true" }), `${d.names[p]} & ${d.names[p + d.pairs]}: `,
