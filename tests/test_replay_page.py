@@ -177,7 +177,7 @@ def test_the_stats_panel_equals_kemps_replay_stats_json(
             value = json.loads(cell.get_attribute("data-value") or "null")
             read = cell.inner_text()
             if value is None:
-                assert read == "–"
+                assert read == "\u2013"  # an en dash
             elif isinstance(value, int):
                 assert read == str(value)
             else:
