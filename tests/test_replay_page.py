@@ -173,7 +173,7 @@ def test_the_stats_panel_equals_kemps_replay_stats_json(
             "els => els.map(e => [e.dataset.stat, JSON.parse(e.dataset.value ?? 'null')])"))
         assert shown == want
         # And the numbers read on the page are those values.
-        for cell in panel.locator("[data-stat]").all()[:40]:
+        for cell in panel.locator("[data-stat]:visible").all()[:40]:
             value = json.loads(cell.get_attribute("data-value") or "null")
             read = cell.inner_text()
             if value is None:
@@ -189,15 +189,17 @@ def test_the_stats_panel_equals_kemps_replay_stats_json(
 
 def test_screenshots(browser: Browser, match: tuple[Running, Played, str],
                      tmp_path: Path) -> None:
-    """The replay mid-hand with a signal in the tell, and the stats panel, desktop and phone."""
-    srv, played, text = match
-    events = replay(MatchRecord.from_json(text)).events
-    call = next(e for e in events if isinstance(e, Called) and
-                any(isinstance(g, HandDealt) and g.hand_no == 2 and g.t < e.t for g in events))
+    """The replay mid-hand a moment after a signal, with the tell of the call it drew, and the
+    stats panel, desktop and phone."""
+    srv, played, _ = match
+    view = httpx.get(f"{srv.url}/api/replays/{played.match_id}", timeout=10).json()
+    answered = [c for h in view["tell"]["hands"] for c in h["calls"] if c["after_signal_s"]]
+    call = answered[0] if answered else view["tell"]["hands"][0]["calls"][0]
+    at = call["t"] - (call["after_signal_s"] or 0.5) + 0.2
     out = shots_dir(tmp_path)
     for name, viewport in (("replay", DESKTOP), ("replay-phone", PHONE)):
         with new_page(browser, viewport) as page:
-            page.goto(f"{srv.url}/replay/{played.match_id}#t={call.t - 0.3:.1f}")
+            page.goto(f"{srv.url}/replay/{played.match_id}#t={at:.3f}")
             expect(page.locator("#replay")).to_be_visible()
             expect(page.locator("#tell .call-tell")).not_to_have_count(0)
             page.screenshot(path=out / f"{name}.png", full_page=name == "replay")

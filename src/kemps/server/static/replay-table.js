@@ -109,7 +109,7 @@ export function drawTable(felt, scene, narrow) {
       : h("div", { class: `card big ${state.middle_face_down ? "back" : "slot"}`, role: "img",
         "aria-label": state.middle_face_down ? "a face-down card" : "an empty place", "data-index": i }))));
   }
-  mid.hidden = !inHand;
+  mid.hidden = !inHand && state.middle.every((c) => !c); // the middle stays on show as the hand ends
   const note = felt.querySelector("#center-note");
   note.textContent = scene.note || "";
   note.hidden = !scene.note;

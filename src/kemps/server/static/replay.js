@@ -102,7 +102,8 @@ function render() {
   const ended = R.idx === d.events.length - 1 && R.T >= d.end - 1e-6;
   const box = $("replay");
   Object.assign(box.dataset, { idx: String(R.idx), t: R.T.toFixed(3), hand: String(hand), playing: String(R.playing), ended: String(ended) });
-  $("now-text").textContent = cur ? `${fmt(cur.t)}: ${cur.text || cur.type.replace(/_/g, " ")}` : "The match is about to start.";
+  const told = cur && (cur.text || (cur.type === "hand_ended" ? `Hand ${cur.hand_no} ends.` : cur.type.replace(/_/g, " ")));
+  $("now-text").textContent = cur ? `${fmt(cur.t)}: ${told}` : "The match is about to start.";
   if (hand && $("hand").value !== String(hand)) $("hand").value = String(hand);
   // Rounded up to the millisecond, so that the link never opens before the event shown.
   const link = `${location.pathname}#t=${(Math.ceil(R.T * 1000 - 1e-6) / 1000).toFixed(3)}`;
@@ -127,6 +128,7 @@ function renderLog(hand) {
       h("span", { class: "t", text: fmt(e.t) }), " ", e.text));
   }
   $("log").replaceChildren(...out.reverse());
+  $("log").scrollTop = $("log").scrollHeight;
 }
 
 // ---- the tell: for each call of the hand, the seconds before it -------------------------------
@@ -161,7 +163,14 @@ function renderTell(hand) {
 // ---- the stats panel: every figure of kemps.tell.analyse's pairs and players ------------------
 const num = (path, value, suffix = "") => h("span", { class: "stat", "data-stat": path, "data-value": JSON.stringify(value),
   text: value === null || value === undefined ? "–" : typeof value === "number" && !Number.isInteger(value) ? `${value.toFixed(2)}${suffix}` : `${value}${suffix}` });
-const spread = (path, s) => h("span", {}, num(`${path}.median`, s.median, " s"), " (", num(`${path}.min`, s.min), "–", num(`${path}.max`, s.max), ", n=", num(`${path}.n`, s.n), ")");
+const spread = (path, s) => h("span", {}, num(`${path}.median`, s.median, " s"), " (",
+  h("span", { hidden: !s.n }, num(`${path}.min`, s.min), "–", num(`${path}.max`, s.max), ", "), "n=", num(`${path}.n`, s.n), ")");
+// Each cell carries its column's name, shown beside it where the table folds up (phones).
+function labelled(table) {
+  const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  for (const tr of table.querySelectorAll("tbody tr")) [...tr.children].forEach((cell, i) => cell.setAttribute("data-label", heads[i] || ""));
+  return table;
+}
 
 function renderStats() {
   const t = R.data.tell;
@@ -181,9 +190,9 @@ function renderStats() {
         h("td", {}, spread(`${base}.reaction_s`, s.reaction_s)),
         h("td", {}, num(`${base}.fakes_drew.wrong_stop`, s.fakes_drew.wrong_stop), " / ", num(`${base}.fakes_drew.wrong_kemps`, s.fakes_drew.wrong_kemps), " / ", num(`${base}.fakes_drew.nothing`, s.fakes_drew.nothing)));
     });
-    return h("div", { class: "stat-pair", "data-pair": pi }, head, h("div", { class: "scroll" }, h("table", { class: "stats" },
+    return h("div", { class: "stat-pair", "data-pair": pi }, head, h("div", { class: "scroll" }, labelled(h("table", { class: "stats" },
       h("thead", {}, h("tr", {}, ...["Signal", "Given", "With four / fake", "Partner called", "Stopped", "Read", "Partner's reaction", "Fakes drew: wrong stop / wrong call / nothing"].map((x) => h("th", { scope: "col", text: x })))),
-      h("tbody", {}, rows))));
+      h("tbody", {}, rows)))));
   });
   $("stats-pairs").replaceChildren(...pairs);
   const rows = t.players.map((p, i) => h("tr", { class: `pair-${p.seat % R.data.pairs}` },
@@ -192,9 +201,9 @@ function renderStats() {
     h("td", {}, num(`players.${i}.kemps.right`, p.kemps.right), " / ", num(`players.${i}.kemps.wrong`, p.kemps.wrong)),
     h("td", {}, num(`players.${i}.stop.right`, p.stop.right), " / ", num(`players.${i}.stop.wrong`, p.stop.wrong)),
     h("td", {}, spread(`players.${i}.reaction_s`, p.reaction_s))));
-  $("stats-players").replaceChildren(h("div", { class: "scroll" }, h("table", { class: "stats" },
+  $("stats-players").replaceChildren(h("div", { class: "scroll" }, labelled(h("table", { class: "stats" },
     h("thead", {}, h("tr", {}, ...["Player", "Signals given", `${R.data.rules.call_word} right / wrong`, `${R.data.rules.stop_word} right / wrong`, "Reaction to the partner's signal"].map((x) => h("th", { scope: "col", text: x })))),
-    h("tbody", {}, rows))));
+    h("tbody", {}, rows)))));
 }
 
 // ---- set-up -----------------------------------------------------------------------------------
