@@ -9,6 +9,7 @@ match; the API tests play a match against bots on a real server (tests/replaying
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,9 @@ from typer.testing import CliRunner
 from kemps.cli import app
 from kemps.events import EVENT_NAMES, Called, Gestured, HandDealt, SignalsAgreed, Swept
 from kemps.record import MatchRecord, replay
+from kemps.server import reveal_storage
 from kemps.server.replays import replay_view
+from kemps.server.storage import Storage
 from replaying import Played, start_bot_match, wait_finished
 from serving import Running, server_thread, sqlite_url
 
@@ -32,6 +35,30 @@ def stored(record: dict) -> dict:
     return {"id": 7, "room": "WORKD", "match_no": 1, "finished_at": 0.0,
             "rules": record["rules"], "names": record["names"], "summary": {},
             "record": record}
+
+
+def test_a_reveal_is_stored_and_the_latest_choice_stands(database_url: str) -> None:
+    """Migration 0005's table on SQLite and PostgreSQL: withheld per room, match and pair."""
+
+    async def run() -> list[frozenset[int]]:
+        storage = Storage(database_url)
+        await storage.start()
+        try:
+            seen = [await reveal_storage.withheld_pairs(storage, "ABCDE", 1)]
+            await reveal_storage.set_reveal(storage, "ABCDE", 1, 0, False, 2)
+            await reveal_storage.set_reveal(storage, "ABCDE", 1, 1, False, 1)
+            await reveal_storage.set_reveal(storage, "ABCDE", 2, 1, False, 3)
+            seen.append(await reveal_storage.withheld_pairs(storage, "ABCDE", 1))
+            await reveal_storage.set_reveal(storage, "ABCDE", 1, 1, True, 3)
+            seen.append(await reveal_storage.withheld_pairs(storage, "ABCDE", 1))
+            seen.append(await reveal_storage.withheld_pairs(storage, "ABCDE", 2))
+            seen.append(await reveal_storage.withheld_pairs(storage, "OTHER", 1))
+            return seen
+        finally:
+            await storage.close()
+
+    assert asyncio.run(run()) == [frozenset(), frozenset({0, 1}), frozenset({0}),
+                                  frozenset({1}), frozenset()]
 
 
 def test_the_worked_game_replays_event_by_event() -> None:

@@ -244,7 +244,7 @@ async def replay_record(request: Request, match_id: MatchId) -> Response:
 
 
 @router.post("/api/rooms/{code}/reveal", response_model=None,
-             responses=errors(403, 404, 409) | {200: {"model": RevealAnswer,
+             responses=errors(403, 404, 409, 410) | {200: {"model": RevealAnswer,
                                                       "description": "The choice as stored."}})
 async def reveal(request: Request, code: RoomCode, body: RevealBody,
                  authorization: Authorization = None) -> dict[str, Any]:
