@@ -41,6 +41,7 @@ from kemps.narrate import describe
 from kemps.record import MatchRecord
 from kemps.server import reveal_storage
 from kemps.server.api import errors
+from kemps.server.bodies import WHOLE
 from kemps.server.errors import ServerError
 from kemps.table import Table
 from kemps.tell import STRIP_S, analyse
@@ -62,7 +63,7 @@ class RevealBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "examples": [{"reveal": False}, {"reveal": True, "match_no": 1}]})
     reveal: bool
-    match_no: int | None = Field(default=None, ge=1, le=2**31)
+    match_no: Annotated[int, Field(ge=1, le=2**31), WHOLE] | None = None
 
 
 class RevealAnswer(BaseModel):
