@@ -109,6 +109,12 @@ def test_a_link_opens_at_hand_2_and_at_a_moment(browser: Browser,
     events = replay(MatchRecord.from_json(text)).events
     deal2 = next(e for e in events if isinstance(e, HandDealt) and e.hand_no == 2)
     with new_page(browser) as page:
+        # The history page links the replay.
+        page.goto(f"{srv.url}/history")
+        row = page.locator(f'#matches tbody tr[data-id="{played.match_id}"]')
+        row.get_by_role("link", name="Replay of").click()
+        expect(page).to_have_url(f"{srv.url}/replay/{played.match_id}")
+        expect(page.locator("#title")).to_contain_text(played.code)
         page.goto(f"{srv.url}/replay/{played.match_id}?hand=2")
         box = page.locator("#replay")
         expect(box).to_have_attribute("data-hand", "2")
