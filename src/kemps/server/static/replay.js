@@ -147,13 +147,18 @@ function renderTell(hand) {
       const what = s.what === "gesture" ? label(s.gesture) : "swaps";
       const cls = s.what !== "gesture" ? "swap" : s.signal === true ? "signal" : s.signal === null ? "unknown" : "gesture";
       return h("li", { class: `si ${cls} pair-${s.seat % R.data.pairs}`, "data-t": s.t, "data-seat": s.seat, "data-what": s.what,
-        "data-gesture": s.gesture || "", style: `--at:${Math.max(0, Math.min(100, (100 * (s.t - (c.t - span))) / span))}%` },
+        "data-gesture": s.gesture || "" },
       h("span", { class: "si-dot", "aria-hidden": "true" }),
       h("span", { class: "si-text", text: `${names()[s.seat]} ${what}${s.signal === true ? " (signal)" : ""}, ${(c.t - s.t).toFixed(2)} s before` }));
     });
     return h("article", { class: `call-tell ${c.right ? "right" : "wrong"} ${seen ? "" : "ahead"}`, "data-call": k, "data-t": c.t, "data-by": c.by, "data-kind": c.kind },
       h("p", { class: "tell-text", text: c.text }),
-      h("div", { class: "strip", role: "img", "aria-label": `The ${span} seconds before ${names()[c.by]}'s call` },
+      h("div", { class: "strip-track", "aria-hidden": "true" },
+        c.strip.map((s) => h("span", { class: `tk ${s.what !== "gesture" ? "swap" : s.signal === true ? "signal" : "gesture"} pair-${s.seat % R.data.pairs}`,
+          title: `${names()[s.seat]} ${s.what === "gesture" ? label(s.gesture) : "swaps"} at ${fmt(s.t)}`,
+          style: `left:${Math.max(0, Math.min(100, (100 * (s.t - (c.t - span))) / span))}%` })),
+        h("span", { class: `tk call pair-${c.by % R.data.pairs}`, style: "left:100%" })),
+      h("div", { class: "strip", role: "group", "aria-label": `The ${span} seconds before ${names()[c.by]}'s call` },
         h("ol", { class: "strip-items" }, items),
         h("span", { class: `strip-call pair-${c.by % R.data.pairs}`, text: `${names()[c.by]}: ${callWord(c.kind)}` })),
       h("p", { class: "muted strip-scale", text: `${fmt(c.t - span)} … ${fmt(c.t)}` }));
