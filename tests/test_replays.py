@@ -38,7 +38,7 @@ def stored(record: dict) -> dict:
 
 
 def test_a_reveal_is_stored_and_the_latest_choice_stands(database_url: str) -> None:
-    """Migration 0005's table on SQLite and PostgreSQL: withheld per room, match and pair."""
+    """Migration 0006's table on SQLite and PostgreSQL: withheld per room, match and pair."""
 
     async def run() -> list[frozenset[int]]:
         storage = Storage(database_url)

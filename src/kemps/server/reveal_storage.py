@@ -1,6 +1,6 @@
 """Storage of each pair's choice to show or withhold its signals in a finished match's replay.
 
-One table (made by migration ``0005``), on the server's metadata
+One table (made by migration ``0006``), on the server's metadata
 (:class:`kemps.server.storage.Base`): ``signal_reveals`` with ``room_code`` and ``match_no`` (the
 match, as its row in ``matches`` names it: the row may not exist yet while the match is played),
 ``pair``, ``reveal`` (False: withheld), ``seat`` (who chose) and ``updated_at`` (Unix seconds).

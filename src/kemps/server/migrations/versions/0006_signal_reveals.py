@@ -1,15 +1,15 @@
 """Signal reveals: a pair of a finished match that withholds its signal agreements from the
 replay (kept for a rematch), or lets them be shown again.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
