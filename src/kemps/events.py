@@ -277,10 +277,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON form: ``{"type": "swapped", "t": 1.5, "seat": 0, "took": ["7H"], ...}``; cards as
     text, a hidden card as ``null``."""
-    out: dict[str, Any] = {"type": EVENT_NAMES[type(event)]}
-    for f in dataclasses.fields(event):
-        out[f.name] = _plain(getattr(event, f.name))
+    cls = type(event)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # dataclasses.fields is slow: once per class
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(event))
+    out: dict[str, Any] = {"type": EVENT_NAMES[cls]}
+    for name in names:
+        out[name] = _plain(getattr(event, name))
     return out

@@ -116,17 +116,19 @@ class LegalMoves:
     def to_dict(self) -> dict[str, Any]:
         """JSON form; targets as ``{"on_seat", "on_pair"}`` objects."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("stop", "double_stop"):
+        for name in _LEGAL_FIELDS:
+            v = getattr(self, name)
+            if name in ("stop", "double_stop"):
                 v = [{"on_seat": a, "on_pair": b} for a, b in v]
             elif isinstance(v, tuple):
                 v = list(v)
-            out[f.name] = v
+            out[name] = v
         return out
 
 
 _OVER: Final = LegalMoves(gestures_refused=tuple(PALETTE))
+#: LegalMoves's field names, found once (dataclasses.fields is slow on every view).
+_LEGAL_FIELDS: Final = tuple(f.name for f in dataclasses.fields(LegalMoves))
 
 #: Every slot of :class:`Table` that an action or a timer can change, in one place: a rejected
 #: action puts exactly these back (the reshuffle generator's state is kept beside them). The
@@ -306,7 +308,7 @@ class Table:
             object=ok(self._may_object, seat), go=ok(self._may_go, seat),
             chat=r.table_chat, agree_signals=self.phase == "huddle",
             gestures_refused=tuple(name for name in PALETTE
-                                   if not ok(self._may_gesture, seat, name)),
+                                   if self._gesture_refusal(seat, name) is not None),
             kemps=calls, double_kemps=calls and r.double_calls,
             stop=_stop_targets(r, seat, "stop") if calls else (),
             double_stop=_stop_targets(r, seat, "double_stop") if calls and r.double_calls
@@ -840,22 +842,35 @@ class Table:
         return [Gestured(now, seat, name, heard)]
 
     def _may_gesture(self, seat: int, name: object) -> bool:
-        """Check a gesture; True when it is a heard one."""
+        """Check a gesture; True when it is a heard one. Raises Rejected (see
+        :meth:`_gesture_refusal`)."""
+        refusal = self._gesture_refusal(seat, name)
+        if refusal == "unknown_gesture":
+            raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
+        if refusal == "heard_forbidden":
+            raise Rejected("heard_forbidden", "This is a silent table: only gestures that are "
+                           "seen, not heard.")
+        if refusal == "fake_signal":
+            raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
+                           "pair's signal and you do not hold four of a kind.")
+        return PALETTE[name].kind == "heard"  # type: ignore[index]
+
+    def _gesture_refusal(self, seat: int, name: object) -> str | None:
+        """Why ``seat`` may not make gesture ``name`` now (a rejection code), or None. The one
+        check behind both :meth:`_may_gesture` and :meth:`legal` (no exception raised here, so
+        listing the palette in every view stays cheap)."""
         g = PALETTE.get(name) if isinstance(name, str) else None
         if g is None:
-            raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
-        heard = g.kind == "heard"
-        if heard and not self.rules.heard_signals:
-            raise Rejected("heard_forbidden", "This is a silent table: only gestures that are seen, "
-                           "not heard.")
+            return "unknown_gesture"
+        if g.kind == "heard" and not self.rules.heard_signals:
+            return "heard_forbidden"
         if (self.rules.fake_signals == "banned" and name in self.signals[self.pair_of(seat)]
                 and not (self.phase in ("dealt", "play") and self.holds_four(seat))):
             # S2 signals row 5 ("Some rule books ban them"): the ban holds in every phase a
             # gesture can be made in, before play opens and between hands too (no hand is four
             # of a kind when no hand is in play).
-            raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
-                           "pair's signal and you do not hold four of a kind.")
-        return heard
+            return "fake_signal"
+        return None
 
     def _may_chat(self) -> None:
         if not self.rules.table_chat:

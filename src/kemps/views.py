@@ -71,18 +71,27 @@ class SeatView:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("hand", "middle"):
+        for name in _VIEW_FIELDS or _view_fields():
+            v = getattr(self, name)
+            if name in ("hand", "middle"):
                 v = [None if c is None else c.text for c in v]
-            elif f.name == "revealed":
+            elif name == "revealed":
                 v = {str(s): [c.text for c in cards] for s, cards in v.items()}
-            elif f.name == "legal":
+            elif name == "legal":
                 v = None if v is None else v.to_dict()
             elif isinstance(v, tuple):
                 v = list(v)
-            out[f.name] = v
+            out[name] = v
         return out
+
+
+_VIEW_FIELDS: list[str] = []
+
+
+def _view_fields() -> list[str]:
+    """SeatView's field names, found once (dataclasses.fields is slow on every view)."""
+    _VIEW_FIELDS.extend(f.name for f in dataclasses.fields(SeatView))
+    return _VIEW_FIELDS
 
 
 def view_for(table: Table, seat: int | None) -> SeatView:

@@ -47,7 +47,7 @@ from kemps.rules import RuleSet
 from kemps.server.connections import Connection
 from kemps.server.errors import STORAGE_WAIT_MESSAGES, ServerError
 from kemps.server.lobby import Lobby, Seat, make_bot
-from kemps.server.protocol import PROTOCOL_VERSION
+from kemps.server.protocol import PROTOCOL_VERSION, error_message
 from kemps.server.settings import Settings
 from kemps.server.storage import Writer
 from kemps.table import Table
@@ -123,6 +123,9 @@ class Room(Lobby):
         # (of this level; None: the level most bots in the room play, else club).
         self.stand_in_level: str | None = None
         self._away: dict[int, asyncio.TimerHandle] = {}
+        # Many nodes: this node's fencing token for the room (0: a single node); see
+        # kemps.server.nodes.
+        self.fence = 0
 
     @property
     def recorder(self) -> Recorder | None:
@@ -624,7 +627,7 @@ class Room(Lobby):
                 "match_no": self.match_no, "first_dealer": self.first_dealer,
                 "epoch": self.epoch, "table_time": self.now(), "deal_at": self.deal_at,
                 "last_match_id": self.last_match_id, "spectators": self.spectators_allowed,
-                "archived_at": None}
+                "archived_at": None, "fence": self.fence}
 
     def _save_room(self) -> None:
         if self.status == "broken":  # its stored row stays as it was, for the operator
@@ -712,6 +715,16 @@ class Room(Lobby):
             self._watch_away(seat)
         self._arm()
         self.broadcast_room()
+
+    def lost(self) -> None:
+        """Another node owns this room now (many nodes: its lease or its fencing token was
+        lost). Nothing this node still held back is ever sent (it was not stored); every client
+        is told to reconnect, which reaches the new owner."""
+        self._held.clear()
+        for c in list(self.conns):
+            c.push(error_message("room_moved", "This table moved to another server; "
+                                 "reconnecting brings you back to it."))
+        self.close()
 
     def close(self) -> None:
         """Cancel the timers and close every connection (server shutdown)."""
