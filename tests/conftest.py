@@ -41,7 +41,8 @@ def reset_postgres() -> None:
     from sqlalchemy import text
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    import kemps.server.desk_storage  # noqa: F401  (its tables join the shared metadata)
+    import kemps.server.desk_storage
+    import kemps.server.reveal_storage  # noqa: F401  (and the replays' reveal table)
     from kemps.server.storage import Base
 
     async def reset() -> None:

@@ -69,6 +69,9 @@ class Pairing:
     wrong_on_idle: int = 0
     stopped_right: int = 0
     seeds: list[int] = field(default_factory=list, repr=False)
+    # The tell of each level's signals over the pairing (``kemps arena --tell``): level ->
+    # counts summed over matches (see :func:`tell_counts`), empty unless asked for.
+    tell: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def stop_precision(self) -> float:
@@ -99,6 +102,10 @@ class Pairing:
         self.idle_gestures += stats.idle_gestures
         self.wrong_on_idle += stats.wrong_on_idle
         self.stopped_right += stats.stopped_right
+        for level, counts in stats.tell.items():
+            mine = self.tell.setdefault(level, _empty_tell())
+            for key, value in counts.items():
+                mine[key] = mine[key] + value
 
     @property
     def rate(self) -> float:
@@ -114,6 +121,9 @@ class Pairing:
         """JSON form, with the rate and interval of ``first``."""
         out = asdict(self)
         del out["seeds"]
+        out.pop("tell")
+        if self.tell:
+            out["tell"] = {level: tell_summary(c) for level, c in self.tell.items()}
         low, high = self.ci
         out.update(rate=round(self.rate, 4), ci_low=round(low, 4), ci_high=round(high, 4),
                    stop_precision=round(self.stop_precision, 4),
@@ -131,11 +141,57 @@ class MatchStats:
 
     outcome: int = 0
     unfinished: int = 0
+    tell: dict[str, dict[str, Any]] = field(default_factory=dict)
     stops_right: int = 0
     stops_wrong: int = 0
     idle_gestures: int = 0
     wrong_on_idle: int = 0
     stopped_right: int = 0
+
+
+_TELL_COUNTS: Final = ("uses", "with_four", "fakes", "partner_calls", "partner_right",
+                       "stopped", "stopped_right")
+
+
+def _empty_tell() -> dict[str, Any]:
+    return {**dict.fromkeys(_TELL_COUNTS, 0), "reactions": [], "read_after": [], "signals": 0}
+
+
+def tell_counts(analysis: dict[str, Any], level_of: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """One match's tell (:func:`kemps.tell.analyse`) summed per level: for each level, over its
+    pairs' agreed signals, ``uses`` (given during a hand), ``with_four``, ``fakes``,
+    ``partner_calls`` / ``partner_right`` (the partner's Kemps that answered a use),
+    ``stopped`` / ``stopped_right`` (an opponent's Stop Kemps that answered one), ``signals``
+    (agreed signals given at least once), ``reactions`` (the partner's seconds from signal to
+    call: each signal's median in the match) and ``read_after`` (for each signal an opponent
+    read: the use at which it was first read)."""
+    out: dict[str, dict[str, Any]] = {}
+    for p in analysis["pairs"]:
+        mine = out.setdefault(level_of[p["pair"]], _empty_tell())
+        for s in p["signals"]:
+            for key in _TELL_COUNTS:
+                mine[key] += s[key]
+            mine["signals"] += 1
+            if s["read_after"] is not None:
+                mine["read_after"].append(s["read_after"])
+            if s["reaction_s"]["n"]:
+                mine["reactions"].append(s["reaction_s"]["median"])
+    return out
+
+
+def tell_summary(counts: dict[str, Any]) -> dict[str, Any]:
+    """The summed tell of a level as figures: the counts, ``reaction_s`` (the median, lowest
+    and highest of the per-signal median reaction times, seconds) and ``read_after_median``
+    (uses; None when no signal was read)."""
+    import statistics
+
+    rts, reads = counts["reactions"], counts["read_after"]
+    return {**{k: counts[k] for k in (*_TELL_COUNTS, "signals")},
+            "reaction_s": {"n": len(rts), "median": round(statistics.median(rts), 3) if rts
+                           else None, "min": round(min(rts), 3) if rts else None,
+                           "max": round(max(rts), 3) if rts else None},
+            "read_after_median": statistics.median(reads) if reads else None,
+            "read": len(reads)}
 
 
 def player_factory(name: str) -> BotFactory:
@@ -178,16 +234,19 @@ def play_match(args: tuple[RuleSet, str, str, int, int]) -> tuple[int, int]:
     return stats.outcome, stats.unfinished
 
 
-def play_match_stats(args: tuple[RuleSet, str, str, int, int]) -> MatchStats:
+def play_match_stats(args: tuple[RuleSet, str, str, int, int]
+                     | tuple[RuleSet, str, str, int, int, bool]) -> MatchStats:
     """:func:`play_match` with ``first``'s Stop Kemps record (a :class:`MatchStats`). ``second``
-    may be an opponent family.
+    may be an opponent family. A sixth item ``True`` also takes the match's tell
+    (:func:`tell_counts`, ``MatchStats.tell``).
 
     Raises:
         KempsError: ``unknown_level`` for a level that does not exist.
     """
     from kemps.sim import simulate_match
 
-    rules, first, second, k, seed = args
+    rules, first, second, k, seed = args[:5]
+    want_tell = len(args) > 5 and bool(args[5])
     pairs = rules.pairs
     level_of = [first if (p + k) % 2 == 0 else second for p in range(pairs)]
     made = {name: player_factory(name) for name in (first, second)}
@@ -225,6 +284,10 @@ def play_match_stats(args: tuple[RuleSet, str, str, int, int]) -> MatchStats:
 
     result = simulate_match(rules, seed, bots=factories, keep_events=False,
                             max_time_s=MAX_TIME_S, on_events=watch)
+    if want_tell:
+        from kemps.tell import analyse
+
+        stats.tell = tell_counts(analyse(result.record), level_of)
     ranks = result.table.ranks
     if not result.finished or ranks is None:
         stats.unfinished = 1
@@ -243,8 +306,8 @@ def family_pairings(levels: Sequence[str], families: Sequence[str]) -> list[tupl
 
 
 def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jobs: int = 1,
-              on_match: Callable[[], None] | None = None, families: Sequence[str] = ()
-              ) -> list[Pairing]:
+              on_match: Callable[[], None] | None = None, families: Sequence[str] = (),
+              tell: bool = False) -> list[Pairing]:
     """Play ``matches`` matches for every pairing of ``levels`` at a ``rules`` table.
 
     Args:
@@ -256,6 +319,8 @@ def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jo
         on_match: called once after each match (for a progress bar).
         families: opponent families (:data:`kemps.bots.families.FAMILY_NAMES`); when given, every
             level plays every family instead of the other levels (:func:`family_pairings`).
+        tell: also take each match's tell (the readability of each level's signals,
+            ``Pairing.tell``; each match is then replayed once more).
 
     Returns:
         One :class:`Pairing` per pairing, in :func:`pairings` (or :func:`family_pairings`) order.
@@ -273,7 +338,7 @@ def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jo
         raise KempsError("bad_arena", "Play at least one match per pairing.")
     plan = family_pairings(names, fams) if fams else pairings(names)
     results = [Pairing(a, b) for a, b in plan]
-    work = [(rules, p.first, p.second, k, match_seed(seed, i, k))
+    work = [(rules, p.first, p.second, k, match_seed(seed, i, k), tell)
             for i, p in enumerate(results) for k in range(matches)]
 
     def tally(index: int, stats: MatchStats) -> None:
@@ -307,6 +372,30 @@ def results_table(results: Sequence[Pairing]) -> list[list[str]]:
 HEADERS: Final = ["Pairing", "Matches", "Wins", "Losses", "Draws", "Win rate (first)", "95% CI",
                   "Unfinished", "Stop right/wrong (first)", "Stop precision",
                   "Wrong stops / idle gestures (second)", "Right stops against first"]
+
+
+TELL_HEADERS: Final = ["Pairing", "Level", "Signals", "Given", "With four / fake",
+                       "Partner called (right)", "Stopped (right)", "Read (median use)",
+                       "Partner's reaction s (median; low-high)"]
+
+
+def tell_rows(results: Sequence[Pairing]) -> list[list[str]]:
+    """Rows of the tell table (``kemps arena --tell``): per pairing, one row per level."""
+    rows = []
+    for p in results:
+        for level in (p.first, p.second):
+            if level not in p.tell:
+                continue
+            t = tell_summary(p.tell[level])
+            rt = t["reaction_s"]
+            rows.append([f"{p.first} vs {p.second}", level, str(t["signals"]), str(t["uses"]),
+                         f"{t['with_four']} / {t['fakes']}",
+                         f"{t['partner_calls']} ({t['partner_right']})",
+                         f"{t['stopped']} ({t['stopped_right']})",
+                         f"{t['read']}" + (f" ({t['read_after_median']:g})" if t["read"] else ""),
+                         f"{rt['median']:.2f}; {rt['min']:.2f}-{rt['max']:.2f}" if rt["n"]
+                         else "-"])
+    return rows
 
 
 def markdown(results: Sequence[Pairing], command: str, seconds: float) -> str:
@@ -351,6 +440,10 @@ def register(app: typer.Typer) -> None:
                            ] = False,
         markdown_out: Annotated[Path | None, typer.Option(
             "--markdown", help="Also write the results as a markdown page here.")] = None,
+        tell: Annotated[bool, typer.Option(
+            "--tell", help="Also print the tell of each level's signals (how often given, "
+            "called by the partner, read by the other side; reaction times), as kemps replay "
+            "--stats computes it for one match.")] = False,
     ) -> None:
         """Play bot levels against each other and print match win rates with 95% intervals."""
         from rich.progress import (
@@ -379,7 +472,8 @@ def register(app: typer.Typer) -> None:
             task = progress.add_task("Matches", total=total)
             try:
                 results = run_arena(rule_set, names, matches, seed, workers,
-                                    on_match=lambda: progress.advance(task), families=fams)
+                                    on_match=lambda: progress.advance(task), families=fams,
+                                    tell=tell)
             except KempsError as err:
                 raise _fail(err) from None
         seconds = time.perf_counter() - started
@@ -401,8 +495,15 @@ def register(app: typer.Typer) -> None:
             for row in results_table(results):
                 t.add_row(*row)
             console.print(t)
-            console.print(f"{total} matches in {seconds:.1f} s. Same table again: {command}",
-                          highlight=False)
+            if tell:
+                t3 = RichTable(title="The tell: each level's agreed signals over its matches")
+                for h in TELL_HEADERS:
+                    t3.add_column(h, justify="left" if h in ("Pairing", "Level") else "right")
+                for row in tell_rows(results):
+                    t3.add_row(*row)
+                console.print(t3)
+            console.print(f"{total} matches in {seconds:.1f} s. Same table again: {command}"
+                          + (" --tell" if tell else ""), highlight=False)
         if markdown_out is not None:
             markdown_out.parent.mkdir(parents=True, exist_ok=True)
             markdown_out.write_text(markdown(results, command, seconds), encoding="utf-8")

@@ -14,7 +14,11 @@ what the table saw) and reports, as JSON-ready data:
 - per player: signals given, calls made, reaction times to the partner's signals.
 
 Signals are the pairs' private agreements: a public match record leaves them out (see
-``GET /api/history/{id}``), and then only calls and gestures are reported, no use is counted.
+``GET /api/history/{id}``), and then only calls and gestures are reported, no use is counted. A
+record may also name pairs whose agreements are withheld (``meta["signals_withheld"]``, a list of
+pair numbers: the replay API's record when a pair keeps its signal for a rematch): their
+agreements are ignored even if present, and their gestures are neither signals nor non-signals
+(``"signal": None``), their figures ``"withheld": True``.
 Until the attention rule exists every seat sees every gesture, so "seen by" is every seat.
 
 Shapes are documented on :func:`analyse`; times are table seconds; nothing here does I/O.
@@ -83,9 +87,9 @@ def _call_name(table: Table, kind: str) -> str:
 def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
     """The tell of every hand and the signal figures of every pair and player.
 
-    Returns ``{"names", "signals_known": bool, "hands": [{"hand", "calls": [{"t", "by", "kind",
+    Returns ``{"names", "signals_known": bool, "signals_withheld": [pair], "hands": [{"hand", "calls": [{"t", "by", "kind",
     "on_seat", "on_pair", "right", "after_signal_s", "strip": [{"t", "seat", "what", "gesture",
-    "signal"}], "text"}]}], "pairs": [{"pair", "players", "signals": [{"gesture", "uses",
+    "signal"}], "text"}]}], "pairs": [{"pair", "players", "withheld", "signals": [{"gesture", "uses",
     "with_four", "fakes", "partner_calls", "partner_right", "stopped", "stopped_right",
     "read_after", "fakes_drew": {"wrong_stop", "wrong_kemps", "nothing"}, "reaction_s": spread}]}],
     "players": [{"seat", "name", "signals_given", "kemps": {"right", "wrong"}, "stop": {"right",
@@ -98,6 +102,7 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
 
     table = Table(record.rules, record.names, record.first_dealer)
     names = table.names
+    withheld = withheld_pairs(record)
     agreed: list[tuple[str, ...]] = [()] * table.pairs
     signals_known = False
     hand = 0
@@ -110,10 +115,16 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
          "stop": {"right": 0, "wrong": 0}, "_reactions": []} for s in range(table.n)]
     pending: Called | None = None
 
+    def known(pair: int) -> bool:
+        """Whether this record tells which of ``pair``'s gestures were signals."""
+        return signals_known and pair not in withheld
+
     def on_events(events: list[Event]) -> None:
         nonlocal hand, signals_known, pending, open_uses, recent
         for e in events:
             if isinstance(e, SignalsAgreed):
+                if e.pair in withheld:
+                    continue
                 agreed[e.pair] = e.signals
                 signals_known = True
             elif isinstance(e, HandDealt):
@@ -160,7 +171,7 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
             if is_kemps:
                 players[c.seat]["_reactions"].append(c.t - answered.t)
         strip = [{"t": round(t, 3), "seat": s, "what": what, "gesture": g or None,
-                  "signal": sig if signals_known else None}
+                  "signal": sig if known(table.pair_of(s)) and what == "gesture" else None}
                  for t, s, what, g, sig in recent if c.t - strip_s <= t <= c.t]
         on = (names[c.on_seat] if c.on_seat is not None else
               " and ".join(names[s] for s in table.seats_of(c.on_pair))
@@ -171,9 +182,13 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
             text = (f"{names[answered.seat]} {g} at {answered.t:.1f} s; {names[c.seat]} called "
                     f"{word} on {on} {c.t - answered.t:.2f} s later, "
                     f"{'right' if j.right else 'wrong'}.")
-        else:
+        elif known(caller_pair if is_kemps else (
+                c.on_pair if c.on_pair is not None else table.pair_of(c.on_seat or 0))):
             text = (f"{names[c.seat]} called {word} on {on} at {c.t:.1f} s with no signal seen "
                     f"first, {'right' if j.right else 'wrong'}.")
+        else:
+            text = (f"{names[c.seat]} called {word} on {on} at {c.t:.1f} s, "
+                    f"{'right' if j.right else 'wrong'} (that pair's signals are not revealed).")
         hands[-1]["calls"].append({
             "t": round(c.t, 3), "by": c.seat, "kind": c.kind, "on_seat": c.on_seat,
             "on_pair": c.on_pair, "right": j.right,
@@ -214,11 +229,23 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
                                        if u.answer == "partner" and u.reaction_s is not None]),
             })
         pairs_out.append({"pair": p, "players": [names[s] for s in table.seats_of(p)],
-                          "signals": rows})
+                          "withheld": p in withheld, "signals": rows})
     for row in players:
         row["reaction_s"] = _spread(row.pop("_reactions"))
-    return {"names": list(names), "signals_known": signals_known, "hands": hands,
+        if table.pair_of(row["seat"]) in withheld:
+            row["signals_given"] = None
+    return {"names": list(names), "signals_known": signals_known,
+            "signals_withheld": sorted(withheld), "hands": hands,
             "pairs": pairs_out, "players": players}
+
+
+def withheld_pairs(record: MatchRecord) -> frozenset[int]:
+    """The pairs whose signal agreements ``record`` withholds (``meta["signals_withheld"]``;
+    anything there but pair numbers is ignored)."""
+    raw = record.meta.get("signals_withheld")
+    if not isinstance(raw, list):
+        return frozenset()
+    return frozenset(p for p in raw if isinstance(p, int) and not isinstance(p, bool))
 
 
 def stats_lines(analysis: dict[str, Any]) -> list[str]:
@@ -232,6 +259,8 @@ def stats_lines(analysis: dict[str, Any]) -> list[str]:
                    "no signal figures.")
     for p in analysis["pairs"]:
         who = " and ".join(p["players"])
+        if p.get("withheld"):
+            out.append(f"{who} keep their signals to themselves: no signal figures.")
         for s in p["signals"]:
             label = PALETTE[s["gesture"]].label if s["gesture"] in PALETTE else s["gesture"]
             rt = s["reaction_s"]

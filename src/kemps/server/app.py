@@ -32,7 +32,7 @@ from fastapi_offline import FastAPIOffline
 from kemps.errors import KempsError
 from kemps.gestures import PALETTE
 from kemps.rules import MAX_PAIRS, PRESET_NOTES, PRESETS, RuleSet, option_schema, preset_names
-from kemps.server import desk, limits
+from kemps.server import desk, limits, replays
 from kemps.server.answers import (
     HistoryAnswer,
     JoinedAnswer,
@@ -326,6 +326,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(desk.router)  # the scorekeeper and the tournament desk (/score, /tournament)
+    app.include_router(replays.router)  # replays of finished matches (/replay/{id})
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
