@@ -69,7 +69,7 @@ def create_room(page: Page, url: str, name: str, target: int | None = None) -> s
     page.goto(url + "/")
     page.get_by_label("Your name").first.fill(name)
     if target is not None:
-        page.locator("#create-options summary").click()
+        page.locator("#create-options > summary").click()
         field = page.locator("#create-options-grid-target")
         field.fill(str(target))
         field.press("Tab")
@@ -142,7 +142,7 @@ def assert_no_hidden_cards(page: Page) -> None:
     # arriving between two reads would make the middle differ).
     seen = page.evaluate("() => ({cards: [...document.querySelectorAll('[data-card]')]"
                          ".map((e) => e.dataset.card), faces: document.querySelectorAll("
-                         "'#seats .card.face').length, view: S.view})")
+                         "'#seats .card.face').length, view: window.kemps.S.view})")
     shown, view = set(seen["cards"]), seen["view"]
     allowed = set(view["hand"]) | {c for c in view["middle"] if c}
     for cs in view["revealed"].values():
@@ -166,7 +166,7 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
             new_page(browser) as page:
         page.goto(srv.url + "/")
         page.locator("#create-name").fill("Alice")
-        page.locator("#create-options summary").click()
+        page.locator("#create-options > summary").click()
         expect(page.locator("#create-options-grid-word")).to_have_value("KEMPS")
         page.screenshot(path=out / "home.png", full_page=True)
         code = create_room(page, srv.url, "Alice", target=1)
@@ -375,7 +375,7 @@ def test_restart_mid_hand_restores_the_table(browser: Browser, tmp_path: Path) -
             expect(page.locator(f'[data-zone="middle"][data-card="{give}"]')).to_have_count(1)
             # A swap for a card that is no longer there is refused, and the page says why.
             stale = next(c for c in middle if c not in cards(page, "middle"))
-            page.evaluate("([take, give]) => sendAction({type: 'swap', take: [take], give: [give]})",
+            page.evaluate("([take, give]) => window.kemps.sendAction({type: 'swap', take: [take], give: [give]})",
                           [stale, cards(page, "hand")[1]])
             expect(page.locator("#toast")).to_contain_text("no longer in the middle")
     finally:
