@@ -1,0 +1,210 @@
+"""Playing the table as a newcomer would (issue "A table a newcomer can play"): a whole match from
+the keyboard alone, the call banner and the match-end recap, the key list, the remembered mute,
+a lost race named in plain words, the pending swap, the spectator's label, the how-to-play page.
+
+Each test runs its own server and headless Chromium (see tests/test_page.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, Page, expect
+from websockets.sync.client import connect as ws_connect
+
+from serving import server_thread, sqlite_url
+from test_page import WAIT_MS, cards, create_room, new_page, start_with_bots, wait_for_hand
+
+
+def swap_by_keys(page: Page) -> tuple[str, str]:
+    """Swap the first hand card (key A) for the first middle card (key 1); retried when a bot
+    took the card first. Returns (given, taken)."""
+    for _ in range(8):
+        hand, middle = cards(page, "hand"), page.evaluate("() => window.kemps.S.view.middle")
+        if len(hand) != 4 or not middle[0]:
+            page.wait_for_timeout(200)
+            continue
+        page.keyboard.press("a")
+        page.keyboard.press("1")
+        try:
+            expect(page.locator(f'[data-zone="hand"][data-card="{middle[0]}"]')).to_have_count(
+                1, timeout=3000)
+            return hand[0], middle[0]
+        except AssertionError:
+            page.keyboard.press("Escape")
+    raise AssertionError("could not swap from the keyboard in eight tries")
+
+
+def test_a_whole_match_from_the_keyboard(browser: Browser, tmp_path: Path) -> None:
+    """After the lobby, no mouse: Space ticks a signal in the huddle, Shift+A agrees it, R is
+    Ready, A then 1 swaps, G gives the signal, L calls Stop Kemps (two pairs: the other pair is
+    implied). The banner tells everyone the call and the verdict, the match-end screen names the
+    winners and recaps the hand. The room is made with ``target: 1`` so one decided hand ends it.
+    """
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser) as page:
+        create_room(page, srv.url, "Alice", target=1)
+        start_with_bots(page)
+        page.locator("#signal-choices input").first.focus()
+        page.keyboard.press("Space")
+        page.keyboard.press("Shift+A")
+        expect(page.locator("#signals-now")).to_contain_text("Agreed:")
+        page.keyboard.press("r")
+        expect(page.locator("#ready")).to_have_text("Ready ✓")
+        wait_for_hand(page)
+        page.locator("body").focus()
+        give, take = swap_by_keys(page)
+        assert take in cards(page, "hand") and give not in cards(page, "hand")
+        page.keyboard.press("g")
+        expect(page.locator('.seat.me .bubble')).to_have_class(re.compile("show"))
+        if page.locator("#match-end").is_hidden():
+            page.keyboard.press("l")
+        expect(page.locator("#match-end")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator("#end-title")).to_have_text(re.compile(r"(You win the match!|win the match)$"))
+        expect(page.locator("#recap-body tr")).to_have_count(1)
+        expect(page.locator("#recap-body tr").first).to_contain_text(re.compile("right|wrong"))
+        expect(page.locator("#recap-body tr").first).to_contain_text("take a letter: K")
+        # The banner said who called what (it may have faded by now: its last words are logged).
+        expect(page.locator("#log")).to_contain_text(re.compile(r"calls (Stop )?Kemps"))
+
+
+def test_the_call_banner_the_keys_and_the_mute(browser: Browser, tmp_path: Path) -> None:
+    """A call shows table-wide ("Alice: Stop Kemps!") with right or wrong and the letter taken;
+    ? opens the key list and Esc closes it; M mutes, and the mute survives a reload."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=3) as srv, \
+            new_page(browser) as page:
+        create_room(page, srv.url, "Alice")
+        start_with_bots(page)
+        page.keyboard.press("?")
+        expect(page.locator("#help")).to_be_visible()
+        expect(page.locator("#keys-list")).to_contain_text("call Kemps")
+        page.keyboard.press("Escape")
+        expect(page.locator("#help")).to_be_hidden()
+        page.keyboard.press("m")
+        expect(page.locator("#mute")).to_have_text(re.compile("Sound off"))
+        page.keyboard.press("r")
+        wait_for_hand(page)
+        page.get_by_role("button", name=re.compile("^Stop Kemps")).click()
+        banner = page.locator("#banner")
+        expect(banner).to_contain_text(re.compile(r"(Alice|bot \d): (Stop )?Kemps!"))
+        expect(banner).to_contain_text(re.compile("Right!|Wrong!"))
+        expect(banner).to_contain_text("take a letter: K")
+        expect(page.locator("#huddle-last")).to_contain_text(re.compile("right|wrong"), timeout=WAIT_MS)
+        page.reload()
+        expect(page.locator("#mute")).to_have_text(re.compile("Sound off"))
+        assert page.evaluate("() => localStorage.getItem('kemps.mute')") == "1"
+
+
+def _seat_people(url: str, names: list[str]) -> tuple[str, list[str]]:
+    made = httpx.post(f"{url}/api/rooms", json={
+        "name": names[0], "preset": "pagat", "options": {"idle_sweep_s": 0}}).json()
+    tokens = [made["token"]]
+    for seat, name in enumerate(names[1:], start=1):
+        r = httpx.post(f"{url}/api/rooms/{made['code']}/seats", json={"seat": seat, "name": name})
+        tokens.append(r.json()["token"])
+    return made["code"], tokens
+
+
+def test_a_lost_race_says_who_was_first(browser: Browser, tmp_path: Path) -> None:
+    """Bruno (over a plain WebSocket) takes a middle card; Alice's page then asks for the same
+    card: it says "Bruno was first", in words and card faces, never a code. A click shows the
+    swap as pending at once, before any answer."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv:
+        code, tokens = _seat_people(srv.url, ["Alice", "Bruno", "Cara", "Dev"])
+        httpx.post(f"{srv.url}/api/rooms/{code}/start",
+                   headers={"Authorization": f"Bearer {tokens[0]}"}).raise_for_status()
+        with new_page(browser) as page, \
+                ws_connect(f"{srv.ws}/ws/{code}?token={tokens[1]}") as bruno:
+            page.goto(srv.url + "/")
+            page.evaluate(f"() => localStorage.setItem('kemps.seat.{code}', "
+                          f"JSON.stringify({{seat: 0, token: {json.dumps(tokens[0])}}}))")
+            page.goto(f"{srv.url}/room/{code}")
+            expect(page.locator("#huddle")).to_be_visible()
+            json.loads(bruno.recv())
+            bruno.send(json.dumps({"type": "ready"}))
+            for token in tokens[2:]:
+                with ws_connect(f"{srv.ws}/ws/{code}?token={token}") as ws:
+                    json.loads(ws.recv())
+                    ws.send(json.dumps({"type": "ready"}))
+                    page.wait_for_timeout(200)
+            page.get_by_role("button", name="Ready").click()
+            wait_for_hand(page)
+            # The pending state shows in the same task as the click, before any message.
+            pending = page.evaluate("""() => {
+                document.querySelector('[data-zone="hand"]').click();
+                document.querySelector('[data-zone="middle"]').click();
+                return document.querySelectorAll('button.card.pending').length; }""")
+            assert pending == 2
+            expect(page.locator("button.card.pending")).to_have_count(0, timeout=5000)
+            # Bruno takes a middle card (from his view as of now: "sync" sends it); then Alice's
+            # page asks for it.
+            bruno.send(json.dumps({"type": "sync"}))
+            while True:
+                state = json.loads(bruno.recv())
+                if state.get("type") == "state":
+                    view = state["view"]
+                    break
+            taken = next(c for c in view["middle"] if c)
+            bruno.send(json.dumps({"type": "action", "id": 1, "action": {
+                "type": "swap", "take": [taken], "give": [view["hand"][0]]}}))
+            expect(page.locator(f'.seat[data-seat="1"] .last')).to_contain_text("took")
+            page.evaluate("([take, give]) => window.kemps.sendSwap([take], [give])",
+                          [taken, cards(page, "hand")[0]])
+            toast = page.locator("#toast")
+            expect(toast).to_contain_text("Bruno was first")
+            assert not re.search(r"\b[2-9TJQKA][CDHS]\b", toast.inner_text())
+
+
+def test_spectators_see_that_they_watch_and_everyone_sees_how_many(browser: Browser,
+                                                                  tmp_path: Path) -> None:
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=3) as srv, \
+            new_page(browser) as page, new_page(browser) as visitor:
+        code = create_room(page, srv.url, "Alice")
+        start_with_bots(page)
+        page.keyboard.press("r")
+        wait_for_hand(page)
+        expect(page.locator("#watching")).to_be_hidden()
+        visitor.goto(f"{srv.url}/room/{code}")
+        expect(visitor.locator("#watching")).to_have_text("You are watching")
+        expect(page.locator("#watchers")).to_have_text("1 watching")
+        expect(visitor.locator("#watchers")).to_have_text("1 watching")
+
+
+def test_the_four_of_a_kind_nudge(browser: Browser, tmp_path: Path) -> None:
+    """Holding four of a kind, the hint stops explaining swaps and says to give the signal."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser) as page:
+        create_room(page, srv.url, "Alice")
+        start_with_bots(page)
+        page.get_by_role("checkbox", name="Wink").check()
+        page.get_by_role("button", name="Agree these signals").click()
+        page.get_by_role("button", name="Ready").click()
+        wait_for_hand(page)
+        expect(page.locator("#hint")).to_contain_text("Swap")
+        # The page's own view, as if the deal had given four sevens (the server's hand is not
+        # touched: this checks what the page says about a hand, not the rules).
+        page.evaluate("""() => { const S = window.kemps.S;
+            S.view = {...S.view, phase: 'play', hand: ['7C', '7D', '7H', '7S']}; window.kemps.render(); }""")
+        expect(page.locator("#hint")).to_contain_text("You hold four 7s")
+        expect(page.locator("#hint")).to_contain_text("Wink")
+
+
+def test_how_to_play_in_the_tables_words(browser: Browser, tmp_path: Path) -> None:
+    """/how-to-play explains the game with the call words of the chosen rule set, lists every
+    preset with its name and one line, and the table links to it with its room's words."""
+    with server_thread(sqlite_url(tmp_path)) as srv, new_page(browser) as page:
+        presets = httpx.get(f"{srv.url}/api/presets").json()["presets"]
+        page.goto(f"{srv.url}/how-to-play")
+        expect(page.locator("h1")).to_have_text("How to play Kemps")
+        expect(page.locator("#presets dt")).to_have_count(len(presets))
+        expect(page.locator("#presets")).to_contain_text("The classic game (Pagat)")
+        for section in ("Stall and Object", "The signal", "The calls", "Letters"):
+            expect(page.get_by_role("heading", name=re.compile(section))).to_be_visible()
+        page.goto(f"{srv.url}/how-to-play?preset=kent")
+        expect(page.locator("h1")).to_have_text("How to play Kent")
+        expect(page.locator(".letters-table")).to_contain_text("Stop Kent")
+        expect(page.locator("main")).to_contain_text("K-E-N-T")
+        code = create_room(page, srv.url, "Alice")
+        expect(page.locator("#howto-link")).to_have_attribute("href", f"/how-to-play?room={code}")
