@@ -149,7 +149,7 @@ def test_a_lost_race_says_who_was_first(browser: Browser, tmp_path: Path) -> Non
             taken = next(c for c in view["middle"] if c)
             bruno.send(json.dumps({"type": "action", "id": 1, "action": {
                 "type": "swap", "take": [taken], "give": [view["hand"][0]]}}))
-            expect(page.locator(f'.seat[data-seat="1"] .last')).to_contain_text("took")
+            expect(page.locator('.seat[data-seat="1"] .last')).to_contain_text("took")
             page.evaluate("([take, give]) => window.kemps.sendSwap([take], [give])",
                           [taken, cards(page, "hand")[0]])
             toast = page.locator("#toast")
