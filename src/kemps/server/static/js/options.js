@@ -33,7 +33,7 @@ export function presetTitle(name) {
 export function fillPresetSelect(sel, current) {
   sel.innerHTML = "";
   const names = Object.keys(S.presets || { pagat: 1 });
-  if (current && !names.includes(current)) sel.append(h("option", { value: current, text: `${current} (changed)` }));
+  if (current && !names.includes(current)) sel.append(h("option", { value: current, text: current === "custom" ? "Custom rules" : `${current} (changed)` }));
   for (const n of names) sel.append(h("option", { value: n, text: presetTitle(n).title }));
   sel.value = current;
 }

@@ -22,7 +22,7 @@ function seatPosNarrow(seat, bottom, n) {
   if (k === 0) return { x: 50, y: 92 };
   const a = Math.PI + ((k - 1) * Math.PI) / (n - 2);
   if (n > 4) return { x: 50 + 37 * Math.cos(a), y: 45 + 36 * Math.sin(a) };
-  return { x: 50 + 34 * Math.cos(a), y: 42 + 30 * Math.sin(a) };
+  return { x: 50 + 32 * Math.cos(a), y: 37 + 27 * Math.sin(a) };
 }
 export const narrowQuery = window.matchMedia("(max-width: 600px)");
 narrowQuery.addEventListener("change", () => render());
