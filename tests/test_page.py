@@ -180,7 +180,7 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
 
         # The huddle: only this pair's panel; agree one signal with the bot partner.
         expect(page.locator("#huddle")).to_be_visible()
-        expect(page.locator("#huddle-partner")).to_have_text(re.compile("bot"))
+        expect(page.locator("#huddle-partner")).to_have_text("Cleo")  # the bot across, by name
         expect(page.locator("#deal-countdown")).to_contain_text("First deal in")
         page.get_by_role("checkbox", name="Touch ear").check()
         page.get_by_role("checkbox", name="Wink").check()

@@ -17,6 +17,9 @@ A driver is a discrete-event machine with a small interface::
     driver.next_wake()                     # when something is due next (None: nothing)
     steps = driver.wake(now)               # run what is due by ``now``: deals, timers, bot moves
 
+A server that restarts rebuilds its driver from the stored steps: ``replay_step`` for each (no bot
+is told), then ``resume(now)`` (bots see the table, the next deal is scheduled if none is).
+
 Each :class:`Step` is one accepted action or one batch of fired timers, with its unredacted
 events; :func:`kemps.views.events_for` gives each seat its share. At equal times a deal goes
 first, then the table's timers, then bots' moves (in the order they were planned).
@@ -48,6 +51,8 @@ READY_HUDDLE_S: Final = 3.0
 MIN_GAP_S: Final = 0.25
 #: A hand this long with no call judged is stuck: the bots are nudged to let a card go.
 STUCK_S: Final = 600.0
+#: The most events of the current (or last) hand kept in :attr:`MatchDriver.log`.
+LOG_LIMIT: Final = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +75,9 @@ class MatchDriver:
     ``people`` (seats played by people), ``ready`` (people ready for the next deal), ``deal_at``
     (when the next deal is due, or None), ``actions`` and ``rejected`` (counts of accepted
     actions, deals included, and of bot plans the table refused), ``nudges`` (times the
-    stuck-hand guard nudged the bots).
+    stuck-hand guard nudged the bots), ``log`` (the unredacted events since the last deal, at most
+    :data:`LOG_LIMIT` of the newest: the current hand, or between hands the last one and the
+    huddle so far; redact with :func:`kemps.views.events_for` before showing it to anyone).
     """
 
     def __init__(self, rules: RuleSet, names: Sequence[str], first_dealer: int,
@@ -115,6 +122,7 @@ class MatchDriver:
         self._generation: dict[tuple[int, str], int] = {}
         self._seq = 0
         self._last_move: dict[int, float] = {}
+        self.log: list[Event] = []
 
     # == inputs ====================================================================================
     def start(self, now: float) -> None:
@@ -130,6 +138,29 @@ class MatchDriver:
             Rejected: the engine's rejection; nothing changed.
         """
         return self._apply(seat, action, now)
+
+    def replay_step(self, t: float, action: Action | None) -> list[Event]:
+        """Re-apply one stored step at table time ``t`` (``action`` None: the table's timers),
+        telling no bot: how a restarted server rebuilds the match before :meth:`resume`.
+
+        Raises:
+            Rejected: the step does not apply (a damaged record); nothing changed.
+        """
+        if action is None:
+            events = self.recorder.advance(t)
+        else:
+            events = self.recorder.apply(action, t)
+            self.actions += 1
+        self._track(events, self.table.clock)
+        return events
+
+    def resume(self, now: float) -> None:
+        """After :meth:`replay_step`: every bot sees the table as it stands, and the next deal is
+        scheduled (from ``now``) when the table is between hands and none is due."""
+        for seat, bot in self.bots.items():
+            self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
+        if self.deal_at is None:
+            self._schedule_deal(now)
 
     def mark_ready(self, seat: int, now: float) -> bool:
         """A person is ready for the next deal; the deal comes sooner once all are. Returns
@@ -195,14 +226,24 @@ class MatchDriver:
             seen = events_for(events, seat, pairs)
             if seen:
                 self._schedule(seat, bot.on_events(seen, now), now)
-        for e in events:
-            if isinstance(e, HandDealt | CallJudged):
-                self.nudge_at = now + self.stuck_s
-            elif isinstance(e, HandEnded):
-                self.nudge_at = None
+        self._track(events, now)
         if self.table.phase == "huddle" and self.deal_at is None and any(
                 isinstance(e, HandEnded) for e in events):
             self._schedule_deal(now)
+
+    def _track(self, events: list[Event], now: float) -> None:
+        """The stuck-hand guard's clock and the hand's log."""
+        log = self.log
+        for e in events:
+            if isinstance(e, HandDealt | CallJudged):
+                self.nudge_at = now + self.stuck_s
+                if isinstance(e, HandDealt):
+                    log.clear()
+            elif isinstance(e, HandEnded):
+                self.nudge_at = None
+            log.append(e)
+        if len(log) > LOG_LIMIT:
+            del log[:len(log) - LOG_LIMIT]
 
     def _nudge(self, now: float) -> None:
         self.nudge_at = now + self.stuck_s

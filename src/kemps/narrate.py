@@ -47,10 +47,12 @@ def pair_name(table: Table, pair: int) -> str:
     return f"{table.names[a]} and {table.names[b]}"
 
 
-def describe(table: Table, event: Event, omniscient: bool = False) -> str | None:
-    """One line for ``event`` (None for events not worth a line), as a spectator may see it unless
-    ``omniscient``. ``table`` supplies names and rules (its current state is not read)."""
-    e = event if omniscient else event_for(event, None, table.pairs)
+def describe(table: Table, event: Event, omniscient: bool = False,
+             seat: int | None = None) -> str | None:
+    """One line for ``event`` (None for events not worth a line), as ``seat`` may see it (None: a
+    spectator) unless ``omniscient``. ``table`` supplies names and rules (its current state is not
+    read). The server sends these lines with each event, so every screen words a move alike."""
+    e = event if omniscient else event_for(event, seat, table.pairs)
     if e is None:
         return None
     names, r = table.names, table.rules

@@ -43,7 +43,9 @@ from kemps.server.answers import (
 )
 from kemps.server.api import SafeJSONResponse, errors, install_error_handlers
 from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody, SpectatorsBody
+from kemps.server.errors import STORAGE_WAIT_MESSAGES, ServerError, error_for
 from kemps.server.limits import FrameGate, LimitedConnection, LimitError, Limits
+from kemps.server.lobby import bot_levels, bot_speeds, new_code
 from kemps.server.protocol import (
     PROTOCOL_VERSION,
     ActionMessage,
@@ -56,15 +58,7 @@ from kemps.server.protocol import (
     parse_client_message,
     protocol_json_schema,
 )
-from kemps.server.room import (
-    STORAGE_WAIT_MESSAGES,
-    Room,
-    ServerError,
-    bot_levels,
-    bot_speeds,
-    error_for,
-    new_code,
-)
+from kemps.server.room import Room
 from kemps.server.settings import Settings
 from kemps.server.storage import Storage, Writer
 

@@ -19,8 +19,8 @@ from kemps.rules import MAX_PAIRS, RuleSet, find_preset, preset_names
 from kemps.scorekeeper.match import MAX_NAME as MAX_PLAYER_NAME
 from kemps.scorekeeper.match import MAX_NOTE, SHEET_CALLS
 from kemps.text import TEXT_PATTERN, CleanText
-from kemps.tournament.desk import MAX_NAME as MAX_TEAM_NAME
-from kemps.tournament.desk import MAX_TEAMS
+from kemps.tournament.model import MAX_NAME as MAX_TEAM_NAME
+from kemps.tournament.model import MAX_TEAMS
 
 MAX_HANDS = 2000  # hands on one scoresheet (a match of 999 decided hands and its real deals)
 MAX_EVENT_NAME = 200

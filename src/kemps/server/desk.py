@@ -84,7 +84,8 @@ from kemps.server.bodies import (
     TournamentBody,
     WithdrawBody,
 )
-from kemps.server.room import Room, ServerError
+from kemps.server.errors import ServerError
+from kemps.server.room import Room
 from kemps.tournament import Team, Tournament, parse_team
 
 log = logging.getLogger("kemps.server")

@@ -41,7 +41,9 @@ from typing import Any, Final
 
 from sqlalchemy import select, update
 
-from kemps.server.room import Connection, Room, ServerError
+from kemps.server.connections import Connection
+from kemps.server.errors import ServerError
+from kemps.server.room import Room
 from kemps.server.settings import Settings
 from kemps.server.storage import MatchRow, RoomRow, Storage
 

@@ -81,18 +81,25 @@ class _ServerMessage(BaseModel):
 
 
 class StateMessage(_ServerMessage):
-    """``{"type": "state", "seat": 0, "room": {...}, "view": {...}}``: on connect, on ``sync``,
-    when a match starts; ``seat`` is yours (null: a spectator), ``view`` once a match started."""
+    """``{"type": "state", "seat": 0, "room": {...}, "view": {...}, "log": [...]}``: on connect,
+    on ``sync``, when a match starts; ``seat`` is yours (null: a spectator); ``view`` and ``log``
+    once a match started: ``log`` is the current hand's events as you may see them (between
+    hands: the last hand's and the huddle's), each with its ``text``, as in ``update``."""
 
     type: Literal["state"]
     seat: int | None
     room: dict[str, Any]
+    log: list[dict[str, Any]] | None = Field(
+        default=None, description="the current hand's events for you, oldest first, each with "
+        "a `text` sentence (null for events not worth a line)")
     view: dict[str, Any] | None = None
 
 
 class UpdateMessage(_ServerMessage):
     """``{"type": "update", "version": 12, "server_time": 1700000000.5, "events": [...],
-    "view": {...}}``: after every accepted action and every timer that fired."""
+    "view": {...}}``: after every accepted action and every timer that fired. Each event is its
+    JSON form plus ``text``: the plain sentence for it as you may see it (null: not worth a line),
+    so every screen words a move the same way."""
 
     type: Literal["update"]
     version: int = Field(ge=0)

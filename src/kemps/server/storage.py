@@ -41,7 +41,12 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -125,6 +130,16 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+async def _upsert_room(session: AsyncSession, row: dict[str, Any]) -> None:
+    """Insert a room's row, or update the stored one in place (keys as :class:`RoomRow`'s)."""
+    existing = await session.get(RoomRow, row["code"])
+    if existing is None:
+        session.add(RoomRow(**row))
+    else:
+        for key, value in row.items():
+            setattr(existing, key, value)
+
+
 class Storage:
     """The server's database. Create, then ``await start()`` (migrates to the newest schema)."""
 
@@ -155,12 +170,7 @@ class Storage:
     async def save_room(self, row: dict[str, Any]) -> None:
         """Insert or update a room (keys as :class:`RoomRow`'s columns)."""
         async with self.sessions.begin() as s:
-            existing = await s.get(RoomRow, row["code"])
-            if existing is None:
-                s.add(RoomRow(**row))
-            else:
-                for key, value in row.items():
-                    setattr(existing, key, value)
+            await _upsert_room(s, row)
 
     async def write_batch(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
                           clocks: dict[str, float], matches: list[dict[str, Any]]) -> list[int]:
@@ -208,12 +218,7 @@ class Storage:
         ids: list[int] = []
         async with self.sessions.begin() as s:
             for row in rooms:
-                existing = await s.get(RoomRow, row["code"])
-                if existing is None:
-                    s.add(RoomRow(**row))
-                else:
-                    for key, value in row.items():
-                        setattr(existing, key, value)
+                await _upsert_room(s, row)
             await s.flush()
             if entries:
                 await s.execute(insert(EntryRow), entries)

@@ -1,4 +1,4 @@
-"""The tournament desk: seed 002's format for a club evening (see :mod:`kemps.tournament.desk`).
+"""The tournament desk: seed 002's format for a club evening (see :mod:`kemps.tournament.model`).
 
 Public API (pure; the web layer stores :meth:`Tournament.to_dict` and calls these):
 
@@ -12,17 +12,27 @@ Public API (pure; the web layer stores :meth:`Tournament.to_dict` and calls thes
 Errors are :class:`kemps.errors.ScoreError` with stable codes (docs/tournament.md).
 """
 
-from kemps.tournament.desk import (
-    Settings,
+from kemps.tournament.model import (
     Standings,
     Team,
     TeamStanding,
     Tournament,
     TournamentMatch,
+    TournamentSettings,
     parse_team,
     round_robin,
 )
 from kemps.tournament.store import load, save
 
-__all__ = ["Settings", "Standings", "Team", "TeamStanding", "Tournament", "TournamentMatch",
-           "load", "parse_team", "round_robin", "save"]
+__all__ = [
+    "Standings",
+    "Team",
+    "TeamStanding",
+    "Tournament",
+    "TournamentMatch",
+    "TournamentSettings",
+    "load",
+    "parse_team",
+    "round_robin",
+    "save",
+]

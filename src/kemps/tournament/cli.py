@@ -11,7 +11,7 @@ import typer
 from rich.table import Table as RichTable
 
 from kemps.errors import KempsError
-from kemps.tournament.desk import Tournament
+from kemps.tournament.model import Tournament
 from kemps.tournament.store import load, save
 
 FileArg = Annotated[Path, typer.Argument(help="The tournament file (JSON).")]

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from kemps.errors import ScoreError
-from kemps.tournament.desk import Tournament
+from kemps.tournament.model import Tournament
 
 
 def load(path: str | Path) -> Tournament:

@@ -1,4 +1,4 @@
-"""The tournament desk: seed 002's format for an evening of matches (S2 "A tournament (our format)").
+"""The tournament itself (the desk drives it): seed 002's format for an evening of matches (S2 "A tournament (our format)").
 
 Pure: no clock, no files, no global random (the lot is drawn from the tournament's recorded
 ``seed``). :mod:`kemps.tournament.store` reads and writes the JSON file.
@@ -59,7 +59,7 @@ class Team:
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class TournamentSettings:
     """The things settled before match one (S2 row 8) and the short-match length (S2 row 3).
 
     ``letters``: letters that lose a short match (3 = K-E-M); ``fake_signals``: ``"allowed"`` or
@@ -242,7 +242,7 @@ class Tournament:
         self.name = name or "Kemps tournament"
         self.teams: tuple[Team, ...] = tuple(built)
         self.seed = seed
-        self.settings = Settings()
+        self.settings = TournamentSettings()
         self.settle(letters=letters, fake_signals=fake_signals, go_start=go_start,
                     one_card=one_card)
         n = len(built)
@@ -278,7 +278,7 @@ class Tournament:
         return matches
 
     def settle(self, letters: int | None = None, fake_signals: str | None = None,
-               go_start: bool | None = None, one_card: bool | None = None) -> Settings:
+               go_start: bool | None = None, one_card: bool | None = None) -> TournamentSettings:
         """Agree the settings before match one (S2 row 8: "Then every table plays the same game").
 
         Raises:
@@ -288,7 +288,7 @@ class Tournament:
             raise ScoreError("settings_fixed", "The settings were agreed before match one and "
                              "cannot change now that results are in (S2 row 8).")
         s = self.settings
-        new = Settings(s.letters if letters is None else letters,
+        new = TournamentSettings(s.letters if letters is None else letters,
                        s.fake_signals if fake_signals is None else fake_signals,
                        s.go_start if go_start is None else go_start,
                        s.one_card if one_card is None else one_card)

@@ -1,0 +1,37 @@
+"""The server's refusals: one error type for the lobby and the room, and how an error reaches the
+one client that caused it.
+
+Every refusal is a :class:`kemps.errors.KempsError` (a stable machine ``code`` and a plain
+sentence); :class:`ServerError` adds the HTTP status the lobby API answers with.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from kemps.errors import KempsError, Rejected
+from kemps.server.protocol import error_message
+
+#: What a client is told while storage cannot take new moves (the codes are also HTTP 503s).
+STORAGE_WAIT_MESSAGES: Final = {
+    "storage_unavailable": "The table is paused: the server cannot store moves right now. "
+                           "Nothing you were told is lost; play resumes when storage is back.",
+    "storage_busy": "The server is writing a backlog of moves; try again in a moment.",
+}
+
+
+class ServerError(KempsError):
+    """A lobby or room request refused; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(code, message)
+        self.status = status
+
+
+def error_for(err: KempsError, ref: int | None = None) -> dict[str, Any]:
+    """A rejection or error as a message to the one client who caused it: ``{"type":
+    "rejected" | "error", "code", "message", "ref"}``."""
+    kind = "rejected" if isinstance(err, Rejected) else "error"
+    out = error_message(err.code, err.message, ref)
+    out["type"] = kind
+    return out
