@@ -67,7 +67,7 @@ def test_a_whole_match_from_the_keyboard(browser: Browser, tmp_path: Path) -> No
         expect(page.locator("#recap-body tr").first).to_contain_text(re.compile("right|wrong"))
         expect(page.locator("#recap-body tr").first).to_contain_text("take a letter: K")
         # The banner said who called what (it may have faded by now: its last words are logged).
-        expect(page.locator("#log")).to_contain_text(re.compile(r"calls (Stop )?Kemps"))
+        expect(page.locator("#log")).to_contain_text(re.compile(r"calls .(Stop )?Kemps!"))
 
 
 def test_the_call_banner_the_keys_and_the_mute(browser: Browser, tmp_path: Path) -> None:
@@ -208,3 +208,37 @@ def test_how_to_play_in_the_tables_words(browser: Browser, tmp_path: Path) -> No
         expect(page.locator("main")).to_contain_text("K-E-N-T")
         code = create_room(page, srv.url, "Alice")
         expect(page.locator("#howto-link")).to_have_attribute("href", f"/how-to-play?room={code}")
+
+
+def test_a_reload_keeps_the_log_and_the_last_result(browser: Browser, tmp_path: Path) -> None:
+    """The server sends the hand's log with the state: after a reload mid-hand the log still
+    says who dealt and who swapped; a spectator who comes in mid-hand reads the same; after a
+    reload between hands the result still says who called, right or wrong, and who took the
+    letter."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser) as page, new_page(browser) as visitor:
+        code = create_room(page, srv.url, "Alice")
+        start_with_bots(page)
+        page.get_by_role("checkbox", name="Nod").check()
+        page.get_by_role("button", name="Agree these signals").click()
+        page.get_by_role("button", name="Ready").click()
+        wait_for_hand(page)
+        swap_by_keys(page)
+        page.reload()
+        wait_for_hand(page)
+        log = page.locator("#log")
+        expect(log).to_contain_text("Hand 1:")
+        expect(log).to_contain_text("Alice takes")
+        visitor.goto(f"{srv.url}/room/{code}")
+        expect(visitor.locator("#log")).to_contain_text("Alice takes")
+        # Card codes read as faces ("A♦", never "AD").
+        assert not re.search(r"\b[2-9TJQKA][CDHS]\b", log.inner_text())
+        if page.locator("#huddle").is_hidden():
+            page.get_by_role("button", name=re.compile("^Stop Kemps")).click()
+        expect(page.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
+        page.reload()
+        expect(page.locator("#huddle")).to_be_visible()
+        expect(page.locator("#huddle-last")).to_contain_text(re.compile("right|wrong"))
+        expect(page.locator("#result-body")).to_contain_text(re.compile(r"called .*(right|wrong)"))
+        expect(page.locator("#result-body")).to_contain_text("take a letter: K")
+        expect(log).to_contain_text(re.compile("calls"))

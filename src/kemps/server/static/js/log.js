@@ -1,13 +1,12 @@
 // The log ("At the table") and what each event does on the page: the last move under each seat,
 // the bubbles, the call banner, the result of the hand, the recap of the match, the sounds.
-// Every line's words come from the server (an event's `text`, kemps.narrate for this seat); the
-// page adds none of its own except for events sent without one.
+// Every line's words come from the server (an event's `text`, kemps.narrate for this seat, null
+// for an event not worth a line): every screen words a move the same way.
 import { cardShort, cardsShort } from "./cards.js";
 import { $, h } from "./dom.js";
-import { fallbackLine, callText } from "./narrate.js";
 import { banner } from "./banner.js";
 import { play } from "./sound.js";
-import { S, callWords, gestureLabel, nameOf, pairMembers, setClock } from "./state.js";
+import { S, callWords, gestureLabel, gestureShort, nameOf, pairMembers, setClock } from "./state.js";
 
 const LOG_MAX = 120;
 const CLASS = { hand_dealt: "sep", hand_ended: "sep", match_ended: "sep", called: "call",
@@ -21,8 +20,19 @@ export function logLine(text, cls = "") {
 }
 export function clearLog() { $("log").innerHTML = ""; }
 
-function lineOf(e) {
-  return Object.prototype.hasOwnProperty.call(e, "text") ? e.text : fallbackLine(e);
+// The server's sentence with card codes as faces ("AD" -> "A♦") and gesture names as words.
+export function faces(text) {
+  if (!text) return text;
+  return text.replace(/\b([2-9TJQKA][CDHS])(\.\d)?\b/g, (t) => cardShort(t))
+    .replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (g) => (S.gestures[g] ? gestureShort(g) : g));
+}
+
+// "Stop Kemps on Ben & Dev": a call's words for the banner and the result (names, not sentences).
+export function callText(e) {
+  const base = callWords()[e.kind] || e.kind;
+  if (e.on_seat !== null && e.on_seat !== undefined) return `${base} on ${nameOf(e.on_seat)}`;
+  if (e.on_pair !== null && e.on_pair !== undefined) return `${base} on ${pairMembers(e.on_pair)}`;
+  return base;
 }
 function classOf(e) {
   if (e.type === "call_judged") return e.right ? "right" : "wrong";
@@ -37,7 +47,7 @@ const newResult = () => ({ calls: [], scored: [], revealed: {}, reason: null, ha
 export function onEvents(events, live = true) {
   for (const e of events) {
     if (live && typeof e.t === "number") setClock(e.t);
-    const text = lineOf(e);
+    const text = faces(e.text);
     if (text) logLine(text, classOf(e));
     switch (e.type) {
       case "hand_dealt":
@@ -138,7 +148,7 @@ export function refusal(m, pending) {
     if (by !== undefined && by !== S.seat) return `${nameOf(by)} was first: they took the ${cardShort(lost)}.`;
     return `Too late: the ${cardShort(lost)} is gone from the middle.`;
   }
-  return (m.message || "The table refused that.").replace(/\b([2-9TJQKA][CDHS])(\.\d)?\b/g, (t) => cardShort(t));
+  return faces(m.message || "The table refused that.");
 }
 
 export function bubble(seat, text, kind) {
