@@ -77,6 +77,11 @@ def test_everything_needed_in_a_hand_is_in_view(browser: Browser, tmp_path: Path
         page.get_by_role("checkbox", name="Touch ear").check()
         page.get_by_role("button", name="Agree these signals").click()
         expect(page.locator("#my-signal .gesture.secret")).to_have_count(1)
+        # Scrolled away between hands (to the score, the log): the deal brings the table back.
+        scrolled = page.evaluate(
+            "() => { window.scrollTo(0, document.body.scrollHeight); return window.scrollY; }")
+        if label == "390x844":  # the phone has the score and the log below the table
+            assert scrolled > 0
         page.get_by_role("button", name="Ready").click()
         wait_for_hand(page)
         expect(page.locator('#middle [data-zone="middle"]')).to_have_count(4)

@@ -53,7 +53,9 @@ export function onEvents(events, live = true) {
       case "hand_dealt":
         S.last = {}; S.result = null; S.selHand = []; S.selMid = []; S.handNo = e.hand_no; S.pending = null;
         S.takenBy = {};
-        if (live) banner.hide();
+        // A new hand: back to the top, where the middle and your cards are (a phone may have been
+        // scrolled down to the score or the log between hands).
+        if (live) { banner.hide(); window.scrollTo(0, 0); }
         break;
       case "swapped":
         S.last[e.seat] = `took ${cardsShort(e.took)} · gave ${cardsShort(e.gave)}`;
