@@ -4,9 +4,8 @@ Playwright's sync API with the system's Chromium (``/usr/bin/chromium``, or ``KE
 in CI (KEMPS_REQUIRE_BROWSER=1) they never skip; on a machine without Chromium they skip with a
 message. Each test runs its own server (``tests/serving.py``) on a fresh SQLite file.
 
-Screenshots: ``KEMPS_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest tests/test_page.py -k
-full_match`` writes the lobby, the huddle, the table mid-hand (desktop and phone) and the match end
-there; without the variable they go to the test's temporary folder.
+Screenshots of every screen are taken by tests/test_page_screens.py (``KEMPS_SCREENSHOTS=DIR``);
+``shots_dir`` here is the folder they go to.
 """
 
 from __future__ import annotations
@@ -101,6 +100,8 @@ def swap_by_clicks(page: Page, how: str = "clicks") -> tuple[str, str]:
     bot touched the middle card first (the page then shows the server's reason). Returns
     (given, taken)."""
     for _ in range(8):
+        if page.evaluate("() => window.kemps.S.view.phase") in ("huddle", "over"):
+            raise AssertionError("the hand is over: a bot decided it first")
         hand, middle = cards(page, "hand"), cards(page, "middle")
         if len(hand) != 4 or not middle:
             page.wait_for_timeout(200)
@@ -158,24 +159,20 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
     To keep it short the room is created with the option ``target: 1`` (the first letter loses),
     so the first decided hand ends the match; the player decides it with a Stop Kemps call of their
     own (the simple bots are human-paced and may play a minute or more before calling). The huddle
-    waits 30 s for people who have not pressed Ready, 0.5 s once everyone has. Screenshots of each
-    stage go to ``KEMPS_SCREENSHOTS`` (or the test's temporary folder).
+    waits 30 s for people who have not pressed Ready, 0.5 s once everyone has.
     """
-    out = shots_dir(tmp_path)
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser) as page:
         page.goto(srv.url + "/")
         page.locator("#create-name").fill("Alice")
         page.locator("#create-options > summary").click()
         expect(page.locator("#create-options-grid-word")).to_have_value("KEMPS")
-        page.screenshot(path=out / "home.png", full_page=True)
         code = create_room(page, srv.url, "Alice", target=1)
         start_with_bots_lobby = page.locator(".lseat")
         expect(start_with_bots_lobby).to_have_count(4)
         page.get_by_role("button", name="Fill empty seats with bots").click()
         expect(page.locator(".lseat.bot")).to_have_count(3)
         expect(page.locator("#lobby-pairs")).to_contain_text("opposite")
-        page.screenshot(path=out / "lobby.png", full_page=True)
         page.get_by_role("button", name="Start the match").click()
 
         # The huddle: only this pair's panel; agree one signal with the bot partner.
@@ -187,7 +184,6 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         page.get_by_role("button", name="Agree these signals").click()
         expect(page.locator("#signals-now")).to_contain_text("touches an ear; winks")
         expect(page.locator('.gesture.secret[data-gesture="touch_ear"]')).to_be_visible()
-        page.screenshot(path=out / "huddle.png", full_page=True)
         page.get_by_role("button", name="Ready").click()
 
         # The table: four cards, the middle, the others' backs; swap by two clicks.
@@ -198,11 +194,9 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         give, take = swap_by_clicks(page)
         expect(page.locator(".seat.me .last")).to_contain_text("took")
         assert take in cards(page, "hand") and give not in cards(page, "hand")
-        page.screenshot(path=out / "table.png", full_page=True)
         with new_page(browser, PHONE, context=page.context) as phone:
             phone.goto(f"{srv.url}/room/{code}")
             wait_for_hand(phone)
-            phone.screenshot(path=out / "table-phone.png", full_page=True)
         assert_no_hidden_cards(page)
 
         # Decide the hand: Stop Kemps (two pairs: the other pair is implied).
@@ -216,7 +210,6 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         expect(page.locator("#result-body")).to_contain_text(re.compile("right|wrong"))
         expect(page.locator("#scores")).to_contain_text("K")
         assert_no_hidden_cards(page)
-        page.screenshot(path=out / "match-end.png", full_page=True)
 
         # Rematch: the same seats, a new huddle.
         page.get_by_role("button", name="Rematch").click()
