@@ -215,6 +215,10 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         page.get_by_role("button", name="Rematch").click()
         expect(page.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
         expect(page.locator("#match-end")).to_be_hidden()
+        # The signals agreed last are ticked again (agreed still, or offered to agree again).
+        expect(page.get_by_role("checkbox", name="Touch ear")).to_be_checked()
+        expect(page.get_by_role("checkbox", name="Wink")).to_be_checked()
+        expect(page.locator("#signals-now")).to_contain_text(re.compile("Agreed|last signals"))
 
         # The history page lists the finished match with its ranking and a link to its record.
         page.goto(srv.url + "/history")

@@ -195,7 +195,8 @@ def test_spectators_see_that_they_watch_and_everyone_sees_how_many(browser: Brow
 
 
 def test_the_four_of_a_kind_nudge(browser: Browser, tmp_path: Path) -> None:
-    """Holding four of a kind, the hint stops explaining swaps and says to give the signal."""
+    """Holding four of a kind, the hint stops explaining swaps and says to give the signal; when
+    the partner gives the pair's signal, it says to call."""
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser) as page:
         create_room(page, srv.url, "Alice")
@@ -211,6 +212,14 @@ def test_the_four_of_a_kind_nudge(browser: Browser, tmp_path: Path) -> None:
             S.view = {...S.view, phase: 'play', hand: ['7C', '7D', '7H', '7S']}; window.kemps.render();
             return document.getElementById('hint').textContent; }""")
         assert "You hold four 7s" in hint and "Wink" in hint, hint
+        # The partner makes the pair's signal (an update as the server sends it): the hint says
+        # to call.
+        hint = page.evaluate("""() => { const {S, handleMessage} = window.kemps;
+            handleMessage({type: 'update', version: S.view.version, view: S.view, events: [
+              {type: 'gestured', seat: S.view.partner, gesture: 'wink', heard: false, t: 1,
+               text: 'Cleo winks.'}]});
+            return document.getElementById('hint').textContent; }""")
+        assert "just gave your signal (Wink): call Kemps!" in hint, hint
 
 
 def test_how_to_play_in_the_tables_words(browser: Browser, tmp_path: Path) -> None:
@@ -263,3 +272,23 @@ def test_a_reload_keeps_the_log_and_the_last_result(browser: Browser, tmp_path: 
         expect(page.locator("#result-body")).to_contain_text(re.compile(r"called .*(right|wrong)"))
         expect(page.locator("#result-body")).to_contain_text("take a letter: K")
         expect(log).to_contain_text(re.compile("calls"))
+
+
+def test_a_player_who_leaves_shows_as_away_on_a_phone(browser: Browser, tmp_path: Path) -> None:
+    """Bruno closes his tab mid-match: Alice, on a phone, sees "away" on his seat."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser, {"width": 390, "height": 844}) as host:
+        code = create_room(host, srv.url, "Alice")
+        with new_page(browser) as friend:
+            friend.goto(f"{srv.url}/room/{code}")
+            friend.locator("#lobby").get_by_label("Your name").fill("Bruno")
+            friend.get_by_role("button", name="Sit at seat 2").click()
+            expect(host.locator('.lseat[data-seat="1"]')).to_contain_text("Bruno")
+            host.get_by_role("button", name="Fill empty seats with bots").click()
+            host.get_by_role("button", name="Start the match").click()
+            expect(friend.locator("#huddle")).to_be_visible()
+            expect(host.locator('.seat[data-seat="1"] .tags')).not_to_contain_text("away")
+        away = host.locator('.seat[data-seat="1"] .tag-away')
+        expect(away).to_be_visible(timeout=WAIT_MS)
+        box = away.bounding_box()
+        assert box is not None and box["width"] > 10 and 0 <= box["x"] <= 390 - box["width"]

@@ -31,6 +31,9 @@ def test_every_screen_at_desktop_and_phone_size(browser: Browser, tmp_path: Path
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser, DESKTOP) as desk:
         desk.goto(srv.url + "/")
+        desk.locator("#create-name").fill("Alice")
+        desk.locator("#create-options > summary").click()
+        expect(desk.locator("#create-options-grid-word")).to_be_visible()
         desk.screenshot(path=out / "home.png")
         desk.goto(srv.url + "/how-to-play")
         expect(desk.locator("#presets dt").first).to_be_visible()

@@ -4,7 +4,8 @@ import { $, h } from "./dom.js";
 
 function titleOf(note, name) {
   const i = (note || "").indexOf(":");
-  return i > 0 ? [note.slice(0, i), note.slice(i + 1).trim()] : [name, note || ""];
+  const line = i > 0 ? note.slice(i + 1).trim() : note || "";
+  return [i > 0 ? note.slice(0, i) : name, line.charAt(0).toUpperCase() + line.slice(1)];
 }
 
 function useWords(r, where) {

@@ -23,7 +23,10 @@ export function renderHuddle() {
     wasShown = true;
     window.scrollTo(0, 0);
   }
-  if (!S.draftDirty) S.draft = [...v.signals];
+  // The signals agreed last are offered again (ticked, not agreed) when a rematch starts with none.
+  if (v.signals.length) S.lastSignals = [...v.signals];
+  const offered = !v.signals.length && S.lastSignals && S.lastSignals.length;
+  if (!S.draftDirty) S.draft = offered ? [...S.lastSignals] : [...v.signals];
   $("huddle-partner").textContent = v.names[v.partner];
   const box = $("signal-choices");
   const key = `${allowedGestures().join(",")}|${S.draft.join(",")}`;
@@ -45,7 +48,9 @@ export function renderHuddle() {
         S.gestures[g].kind === "heard" ? "♪ " : "", gestureShort(g)));
     }
   }
-  $("signals-now").textContent = v.signals.length ? `Agreed: ${v.signals.map(gestureLabel).join("; ")}.` : "No signals agreed yet: without one your partner cannot tell you hold four of a kind.";
+  $("signals-now").textContent = v.signals.length ? `Agreed: ${v.signals.map(gestureLabel).join("; ")}.`
+    : offered ? "Your last signals are ticked: agree them again, or pick new ones (the other pair may have seen them)."
+      : "No signals agreed yet: without one your partner cannot tell you hold four of a kind.";
   $("signals-now").classList.toggle("warn", !v.signals.length);
   const same = S.draft.length && S.draft.join(",") === v.signals.join(",");
   $("agree-signals").disabled = !S.draft.length || same;

@@ -52,7 +52,7 @@ export function onEvents(events, live = true) {
     switch (e.type) {
       case "hand_dealt":
         S.last = {}; S.result = null; S.selHand = []; S.selMid = []; S.handNo = e.hand_no; S.pending = null;
-        S.takenBy = {};
+        S.takenBy = {}; S.partnerSignal = null;
         // A new hand: back to the top, where the middle and your cards are (a phone may have been
         // scrolled down to the score or the log between hands).
         if (live) { banner.hide(); window.scrollTo(0, 0); }
@@ -82,6 +82,10 @@ export function onEvents(events, live = true) {
       case "objected": S.last[e.seat] = "objects!"; break;
       case "objection_lapsed": S.last[e.seat] = "objection lapsed"; break;
       case "gestured":
+        // Your partner just made your pair's signal: the hint says so (everyone saw the gesture;
+        // only your pair knows what it means).
+        if (live && S.view && S.view.seat !== null && e.seat === S.view.partner && S.view.signals.includes(e.gesture))
+          S.partnerSignal = { at: performance.now(), gesture: e.gesture };
         if (live) {
           bubble(e.seat, gestureLabel(e.gesture), e.heard ? "heard" : "seen");
           if (e.heard) play("gesture", e.gesture);

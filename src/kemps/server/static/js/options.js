@@ -27,7 +27,8 @@ export const pretty = (v) => (v === true ? "yes" : v === false ? "no" : String(v
 export function presetTitle(name) {
   const note = S.presets && S.presets[name] ? S.presets[name].note || "" : "";
   const i = note.indexOf(":");
-  return { title: i > 0 ? note.slice(0, i) : name, line: i > 0 ? note.slice(i + 1).trim() : note };
+  const line = i > 0 ? note.slice(i + 1).trim() : note;
+  return { title: i > 0 ? note.slice(0, i) : name, line: line.charAt(0).toUpperCase() + line.slice(1) };
 }
 
 export function fillPresetSelect(sel, current) {

@@ -1,5 +1,5 @@
 // Short synthesised sounds for calls, swaps and heard gestures; a mute remembered in localStorage.
-import { $ } from "./dom.js";
+import { $, h } from "./dom.js";
 
 const KEY = "kemps.mute";
 let audio = null;
@@ -13,7 +13,8 @@ export function showMute() {
   const b = $("mute");
   if (!b) return;
   const on = muted();
-  b.textContent = on ? "♪ Sound off" : "♪ Sound on";
+  b.replaceChildren("♪ ", h("span", { class: "mute-word", text: on ? "Sound off" : "Sound on" }));
+  b.setAttribute("aria-label", on ? "Sound off (M)" : "Sound on (M)");
   b.setAttribute("aria-pressed", on ? "true" : "false");
   b.title = on ? "Sounds are off (remembered on this browser). Press M to turn them on." : "Press M to mute.";
 }

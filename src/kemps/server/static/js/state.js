@@ -7,7 +7,7 @@ export const S = {
   ws: null, wsWanted: false, retry: 0, clock: { t: 0, at: performance.now() }, paused: false,
   last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, recap: [],
   draft: null, draftDirty: false, flash: {}, handNo: -1, createOptions: {},
-  takenBy: {}, pending: null, // the swap this seat sent and has no answer for yet: {take, give, id}
+  takenBy: {}, partnerSignal: null, lastSignals: null, pending: null, // the swap this seat sent and has no answer for yet: {take, give, id}
 };
 
 export const rules = () => (S.room ? S.room.rules : {});

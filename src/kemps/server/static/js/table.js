@@ -114,6 +114,7 @@ function restoreFocus(k) {
 }
 
 const HAND_KEYS = ["A", "S", "D", "F", "H"];
+let nudgeTimer = null;
 export function renderCards() {
   const v = S.view;
   if (!v) return;
@@ -164,6 +165,9 @@ export function renderCards() {
   restoreFocus(fk);
   $("hint").textContent = hintText();
   $("hint").classList.toggle("nudge", hintIsNudge);
+  // The partner's-signal nudge fades by itself.
+  clearTimeout(nudgeTimer);
+  if (S.partnerSignal) nudgeTimer = setTimeout(() => { if (S.view) renderCards(); }, 8100);
 }
 
 let hintIsNudge = false;
@@ -173,6 +177,11 @@ function hintText() {
   if (me === null || v.phase !== "play") return "";
   if (S.pending) return `Swapping ${S.pending.give.map(cardShort).join(" ")} for ${S.pending.take.map(cardShort).join(" ")}…`;
   if (v.holding.includes(me)) return "You hold five: pick the card(s) to lay down, then press Lay down (P).";
+  const ps = S.partnerSignal;
+  if (ps && performance.now() - ps.at < 8000 && !S.selHand.length && !S.selMid.length) {
+    hintIsNudge = true;
+    return `${v.names[v.partner]} just gave your signal (${gestureShort(ps.gesture)}): call ${callWords().kemps}!${narrowQuery.matches ? "" : " (K)"}`;
+  }
   const four = fourOfAKind(v.hand);
   if (four && !S.selHand.length && !S.selMid.length) {
     hintIsNudge = true;
