@@ -11,6 +11,9 @@ function keep(ms = 7000) {
 }
 
 export const banner = {
+  onHide: null, // called once the banner is gone (the match-end screen waits for it)
+  // Shorter from now on (the match is over: its screen follows the banner).
+  shorten(ms) { if (!box().hidden) keep(ms); },
   call(title, sub = "") {
     const b = box();
     b.innerHTML = "";
@@ -44,6 +47,8 @@ export const banner = {
   hide() {
     clearTimeout(timer);
     const b = box();
+    const was = b && !b.hidden;
     if (b) { b.hidden = true; b.innerHTML = ""; }
+    if (was && this.onHide) this.onHide();
   },
 };

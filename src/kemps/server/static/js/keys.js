@@ -1,4 +1,5 @@
 // Keyboard play: every move of a hand is one key away (listed in the help overlay, "?").
+import { banner } from "./banner.js";
 import { $, h } from "./dom.js";
 import { agreeDraft } from "./huddle.js";
 import { render } from "./render.js";
@@ -8,6 +9,7 @@ import { S } from "./state.js";
 import { actionList, clickCard, renderActions, renderCards } from "./table.js";
 
 export const KEYS = [
+  ["Esc", "clear a choice, close this list or the call banner"],
   ["1 2 3 4", "pick a card in the middle"],
   ["A S D F", "pick one of your cards (H: a fifth one you hold)"],
   ["", "picking one of each swaps them; Esc clears"],
@@ -54,7 +56,8 @@ export function wireKeys() {
     if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
     const key = ev.key;
     if (key === "Escape") {
-      S.selHand = []; S.selMid = []; $("picker").hidden = true; toggleHelp(false); renderCards(); renderActions();
+      S.selHand = []; S.selMid = []; $("picker").hidden = true; toggleHelp(false); banner.hide();
+      if (S.view) { renderCards(); renderActions(); }
       return;
     }
     if (key === "?") { toggleHelp(); ev.preventDefault(); return; }

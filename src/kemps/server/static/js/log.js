@@ -125,6 +125,7 @@ export function onEvents(events, live = true) {
         if (live) banner.line(scoreLine(e), "score");
         break;
       }
+      case "match_ended": if (live) banner.shorten(4000); break;
       case "hand_ended":
         S.result = S.result || newResult();
         S.result.reason = e.reason; S.result.hand = e.hand_no; S.result.decided = e.decided;

@@ -1,5 +1,6 @@
 // Kemps — the browser client, as ES modules with no build step. This module starts the page:
 // the home screen (create or join a room), then the room (lobby and table) over its socket.
+import { banner } from "./banner.js";
 import { $ } from "./dom.js";
 import { agreeDraft } from "./huddle.js";
 import { buildHelp, toggleHelp, wireKeys } from "./keys.js";
@@ -109,7 +110,8 @@ function wireStatic() {
   $("mute").addEventListener("click", () => setMuted(!muted()));
   $("keys-button").addEventListener("click", () => toggleHelp(true));
   $("help-close").addEventListener("click", () => toggleHelp(false));
-  $("banner").addEventListener("click", () => { $("banner").hidden = true; });
+  banner.onHide = render;
+  $("banner").addEventListener("click", () => banner.hide());
   window.addEventListener("popstate", () => location.reload());
 }
 

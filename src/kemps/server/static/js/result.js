@@ -51,7 +51,9 @@ const ORD = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14
 export function renderMatchEnd() {
   const v = S.view, room = S.room;
   const over = v.phase === "over" || room.status === "finished";
-  $("match-end").hidden = !over;
+  // The banner of the deciding call comes first; the match-end screen once it is gone (it goes by
+  // itself, or on a click).
+  $("match-end").hidden = !over || !$("banner").hidden;
   document.body.classList.toggle("match-over", over);
   if (!over) return;
   const ol = $("ranking");

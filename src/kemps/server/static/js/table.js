@@ -255,7 +255,7 @@ export function updateTimers() {
   const now = tableNow();
   let stall = "";
   if (v.phase === "play") {
-    if (v.stall_deadline !== null) stall = v.objectors.length ? `Stall paused: ${v.objectors.map((s) => v.names[s]).join(", ")} objected` : `Stalled: fresh middle in ${Math.max(0, v.stall_deadline - now).toFixed(0)} s${v.seat !== null && !v.objectors.includes(v.seat) ? " (Object if you still want a card)" : ""}`;
+    if (v.stall_deadline !== null) stall = v.objectors.length ? `Stall paused: ${v.objectors.map((s) => v.names[s]).join(", ")} objected` : `Stalled: fresh middle ${v.stall_deadline - now > 0.5 ? `in ${(v.stall_deadline - now).toFixed(0)} s` : "now"}${v.seat !== null && !v.objectors.includes(v.seat) && !narrowQuery.matches ? " (Object if you still want a card)" : ""}`;
     else if (v.agreed.length) stall = `${v.agreed.length} of ${v.names.length} want a fresh middle`;
   }
   $("stall").textContent = stall;
