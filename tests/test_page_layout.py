@@ -63,14 +63,23 @@ def out_of_view(found: dict[str, list[dict[str, float]]], size: dict[str, int]) 
     return bad
 
 
-@pytest.mark.parametrize("label", list(SIZES))
+@pytest.mark.parametrize(("label", "pairs"), [(label, 2) for label in SIZES]
+                         + [("1366x768", 4), ("390x844", 4)])
 def test_everything_needed_in_a_hand_is_in_view(browser: Browser, tmp_path: Path,
-                                                label: str) -> None:
+                                                label: str, pairs: int) -> None:
     size = SIZES[label]
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser, size) as page:
         create_room(page, srv.url, "Alice")
-        start_with_bots(page)
+        if pairs == 2:
+            start_with_bots(page)
+        else:  # eight players: the rules' pairs, then bots in the seven open seats
+            page.locator("#lobby-pairs-select").select_option(str(pairs))
+            expect(page.locator(".lseat")).to_have_count(2 * pairs)
+            page.get_by_role("button", name="Fill empty seats with bots").click()
+            expect(page.locator(".lseat.bot")).to_have_count(2 * pairs - 1)
+            page.get_by_role("button", name="Start the match").click()
+            expect(page.locator("#huddle")).to_be_visible()
         expect(page.locator("#deal-countdown")).to_contain_text("First deal in")
         huddle = boxes(page, HUDDLE)
         bad = out_of_view(huddle, size)
@@ -87,6 +96,6 @@ def test_everything_needed_in_a_hand_is_in_view(browser: Browser, tmp_path: Path
         expect(page.locator('#middle [data-zone="middle"]')).to_have_count(4)
         hand = boxes(page, HAND)
         bad += out_of_view(hand, size)
-        page.screenshot(path=shots_dir(tmp_path) / f"in-view-{label}.png")
-        print(json.dumps({"size": label, "huddle": huddle, "hand": hand}))
+        page.screenshot(path=shots_dir(tmp_path) / f"in-view-{label}-{pairs}-pairs.png")
+        print(json.dumps({"size": label, "pairs": pairs, "huddle": huddle, "hand": hand}))
         assert not bad, bad
