@@ -139,7 +139,7 @@ def test_wheel_install_serves_page_and_api(installed: Path, tmp_path: Path) -> N
             parser.feed(answer.text)
             assert parser.found, f"{page} loads no script or style sheet"
             assets.update(parser.found)
-        assert {"/static/js/main.js", "/static/style.css", "/static/dom.js"} <= assets
+        assert {"/static/js/main.js", "/static/style.css", "/static/js/globals.js"} <= assets
         # The table's ES modules, imported by main.js (no build step): every one is installed.
         modules = Path(kemps.__file__).parent / "server" / "static" / "js"
         assets.update(f"/static/js/{m.name}" for m in modules.glob("*.js"))

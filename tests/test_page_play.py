@@ -15,7 +15,8 @@ from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect as ws_connect
 
 from serving import server_thread, sqlite_url
-from test_page import WAIT_MS, cards, create_room, new_page, start_with_bots, wait_for_hand
+from test_page import (WAIT_MS, cards, create_room, new_page, shots_dir, start_with_bots,
+                       wait_for_hand)
 
 
 def swap_by_keys(page: Page) -> tuple[str, str]:
@@ -199,6 +200,7 @@ def test_spectators_see_that_they_watch_and_everyone_sees_how_many(browser: Brow
         expect(visitor.locator("#watching")).to_have_text("You are watching")
         expect(page.locator("#watchers")).to_have_text("1 watching")
         expect(visitor.locator("#watchers")).to_have_text("1 watching")
+        visitor.screenshot(path=shots_dir(tmp_path) / "spectator.png")
 
 
 def test_the_four_of_a_kind_nudge(browser: Browser, tmp_path: Path) -> None:

@@ -11,7 +11,9 @@ async function showStart() {
   try {
     const { presets } = await api("GET", "/api/presets");
     const sel = $("new-preset");
-    sel.replaceChildren(...Object.keys(presets).map((name) => h("option", { value: name, text: name })));
+    // Each preset by its name, the part of its note before the colon ("The classic game (Pagat)").
+    const title = (name) => { const note = presets[name].note || ""; const i = note.indexOf(":"); return i > 0 ? note.slice(0, i) : name; };
+    sel.replaceChildren(...Object.keys(presets).map((name) => h("option", { value: name, text: title(name) })));
     sel.value = presets.squarescores ? "squarescores" : Object.keys(presets)[0];
   } catch (e) { toast(e.message); }
   pairBoxes();

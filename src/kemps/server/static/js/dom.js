@@ -1,4 +1,4 @@
-// Two DOM helpers (the module twin of /static/dom.js, which the other pages load as a script).
+// Two DOM helpers every page uses (js/globals.js makes them globals for the plain-script pages).
 export const $ = (id) => document.getElementById(id);
 
 export function h(tag, attrs, ...kids) {
