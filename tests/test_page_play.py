@@ -15,8 +15,15 @@ from playwright.sync_api import Browser, Page, expect
 from websockets.sync.client import connect as ws_connect
 
 from serving import server_thread, sqlite_url
-from test_page import (WAIT_MS, cards, create_room, new_page, shots_dir, start_with_bots,
-                       wait_for_hand)
+from test_page import (
+    WAIT_MS,
+    cards,
+    create_room,
+    new_page,
+    shots_dir,
+    start_with_bots,
+    wait_for_hand,
+)
 
 
 def swap_by_keys(page: Page) -> tuple[str, str]:
