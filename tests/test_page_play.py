@@ -107,27 +107,44 @@ def test_a_whole_match_from_the_keyboard(browser: Browser, tmp_path: Path) -> No
         expect(page.locator("#log")).to_contain_text(re.compile(r"calls .(Stop )?Kemps!"))
 
 
-def test_the_call_banner_the_keys_and_the_mute(browser: Browser, tmp_path: Path) -> None:
-    """A call shows table-wide ("Alice: Stop Kemps!") with right or wrong and the letter taken;
-    ? opens the key list and Esc closes it; M mutes, and the mute survives a reload."""
+# Counts the tones the page starts (the page's sound goes through AudioContext oscillators).
+COUNT_TONES = """(() => {
+  window.__tones = 0;
+  const Real = window.AudioContext;
+  window.AudioContext = class extends Real {
+    createOscillator() { window.__tones += 1; return super.createOscillator(); }
+  };
+})();"""
+
+
+def test_the_call_banner_the_keys_and_the_sounds(browser: Browser, tmp_path: Path) -> None:
+    """A call shows table-wide, to players and spectators alike ("Alice: Stop Kemps!"), with
+    right or wrong and the letter taken; ? opens the key list and Esc closes it; a swap makes a
+    sound, M mutes (no sound for the call then) and the mute survives a reload."""
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=3) as srv, \
-            new_page(browser) as page:
-        create_room(page, srv.url, "Alice")
+            new_page(browser) as page, new_page(browser) as visitor:
+        page.add_init_script(COUNT_TONES)
+        code = create_room(page, srv.url, "Alice")
         start_with_bots(page)
+        visitor.goto(f"{srv.url}/room/{code}")
         page.keyboard.press("?")
         expect(page.locator("#help")).to_be_visible()
         expect(page.locator("#keys-list")).to_contain_text("call Kemps")
         page.keyboard.press("Escape")
         expect(page.locator("#help")).to_be_hidden()
-        page.keyboard.press("m")
-        expect(page.locator("#mute")).to_have_text(re.compile("Sound off"))
         page.keyboard.press("r")
         swap_in_some_hand(page)
+        assert page.evaluate("() => window.__tones") > 0  # the swaps ticked
+        page.keyboard.press("m")
+        expect(page.locator("#mute")).to_have_text(re.compile("Sound off"))
+        muted_at = page.evaluate("() => window.__tones")
         page.get_by_role("button", name=re.compile("^Stop Kemps")).click()
-        banner = page.locator("#banner")
-        expect(banner).to_contain_text(re.compile(r"(Alice|bot \d): (Stop )?Kemps!"))
-        expect(banner).to_contain_text(re.compile("Right!|Wrong!"))
-        expect(banner).to_contain_text("take a letter: K")
+        for seen in (page, visitor):
+            banner = seen.locator("#banner")
+            expect(banner).to_contain_text(re.compile(r"(Alice|\w+): (Stop )?Kemps!"))
+            expect(banner).to_contain_text(re.compile("Right!|Wrong!"))
+            expect(banner).to_contain_text(re.compile(r"take a letter: K"))
+        assert page.evaluate("() => window.__tones") == muted_at
         expect(page.locator("#huddle-last")).to_contain_text(re.compile("right|wrong"), timeout=WAIT_MS)
         page.reload()
         expect(page.locator("#mute")).to_have_text(re.compile("Sound off"))
@@ -308,3 +325,32 @@ def test_a_player_who_leaves_shows_as_away_on_a_phone(browser: Browser, tmp_path
         expect(away).to_be_visible(timeout=WAIT_MS)
         box = away.bounding_box()
         assert box is not None and box["width"] > 10 and 0 <= box["x"] <= 390 - box["width"]
+
+
+def test_the_host_starts_the_rematch(browser: Browser, tmp_path: Path) -> None:
+    """At the match end the host has the Rematch button; another seated player is told whom the
+    table waits for (one stray click no longer restarts the table for everyone)."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser) as host, new_page(browser) as friend:
+        code = create_room(host, srv.url, "Alice", target=1)
+        friend.goto(f"{srv.url}/room/{code}")
+        friend.locator("#lobby").get_by_label("Your name").fill("Bruno")
+        friend.get_by_role("button", name="Sit at seat 2").click()
+        expect(host.locator('.lseat[data-seat="1"]')).to_contain_text("Bruno")
+        host.get_by_role("button", name="Fill empty seats with bots").click()
+        host.get_by_role("button", name="Start the match").click()
+        for page in (host, friend):
+            expect(page.locator("#huddle")).to_be_visible()
+            page.keyboard.press("r")
+        wait_for_hand(friend)
+        if friend.evaluate("() => window.kemps.S.view.phase") in ("dealt", "play"):
+            friend.keyboard.press("l")
+        for page in (host, friend):
+            expect(page.locator("#banner")).to_contain_text(re.compile("Right!|Wrong!"),
+                                                            timeout=WAIT_MS)
+            page.keyboard.press("Escape")
+            expect(page.locator("#match-end")).to_be_visible()
+        expect(host.get_by_role("button", name="Rematch")).to_be_visible()
+        expect(friend.get_by_role("button", name="Rematch")).to_be_hidden()
+        expect(friend.locator("#rematch-wait")).to_have_text(
+            "Waiting for Alice (the host) to start a rematch.")

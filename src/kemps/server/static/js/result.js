@@ -88,7 +88,14 @@ export function renderMatchEnd() {
       h("td", { text: scored || "no letters" })));
   }
   $("recap").hidden = !S.recap.length;
-  $("rematch").hidden = S.seat === null || room.status !== "finished";
+  // The host starts the rematch (so one stray click does not restart the table for everyone);
+  // anyone seated may when the host is gone.
+  const host = room.seats[room.host_seat];
+  const hostHere = host && host.kind === "human" && host.connected;
+  const mayRematch = S.seat !== null && room.status === "finished" && (S.seat === room.host_seat || !hostHere);
+  $("rematch").hidden = !mayRematch;
+  $("rematch-wait").hidden = mayRematch || S.seat === null || room.status !== "finished";
+  $("rematch-wait").textContent = host ? `Waiting for ${host.name} (the host) to start a rematch.` : "";
   const link = $("match-json");
   if (room.last_match_id) { link.href = `/api/history/${room.last_match_id}`; link.hidden = false; link.textContent = "Match record (JSON)"; }
   else link.hidden = true;
