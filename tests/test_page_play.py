@@ -130,6 +130,7 @@ def test_the_call_banner_the_keys_and_the_sounds(browser: Browser, tmp_path: Pat
         page.keyboard.press("?")
         expect(page.locator("#help")).to_be_visible()
         expect(page.locator("#keys-list")).to_contain_text("call Kemps")
+        page.screenshot(path=shots_dir(tmp_path) / "keys.png")
         page.keyboard.press("Escape")
         expect(page.locator("#help")).to_be_hidden()
         page.keyboard.press("r")

@@ -5,31 +5,34 @@ import { agreeDraft } from "./huddle.js";
 import { render } from "./render.js";
 import { send, sendAction } from "./socket.js";
 import { setMuted, muted } from "./sound.js";
-import { S } from "./state.js";
+import { S, callWords } from "./state.js";
 import { actionList, clickCard, renderActions, renderCards } from "./table.js";
 
-export const KEYS = [
-  ["Esc", "clear a choice, close this list or the call banner"],
-  ["1 2 3 4", "pick a card in the middle"],
-  ["A S D F", "pick one of your cards (H: a fifth one you hold)"],
-  ["", "picking one of each swaps them; Esc clears"],
-  ["K", "call Kemps (the table's call word): your partner holds four of a kind"],
-  ["L", "call Stop: an opponent holds four of a kind (then 1, 2… to say whom)"],
-  ["Shift+K / Shift+L", "double calls, where the rules allow them"],
-  ["G / Shift+G", "make your pair's signal (first / second)"],
-  ["Z", "stall: nobody wants the middle (or Sweep, Fresh middle)"],
-  ["X", "object to a stall: you still want a card there"],
-  ["O", "Go! (the dealer, on a Go start)"],
-  ["P", "pick up / lay down (tables that hold a fifth card)"],
-  ["R", "Ready, in the huddle;  Shift+A: agree the ticked signals"],
-  ["M", "sound on or off"],
-  ["?", "this list"],
-];
+// The list, in the table's own call words once a room is open.
+export function keyList(words = { kemps: "Kemps", stop: "Stop Kemps" }) {
+  return [
+    ["Esc", "clear a choice, close this list or the call banner"],
+    ["1 2 3 4", "pick a card in the middle"],
+    ["A S D F", "pick one of your cards (H: a fifth one you hold)"],
+    ["", "picking one of each swaps them; Esc clears"],
+    ["K", `call ${words.kemps}: your partner holds four of a kind`],
+    ["L", `call ${words.stop}: an opponent holds four of a kind (then 1, 2… to say whom)`],
+    ["Shift+K / Shift+L", "double calls, where the rules allow them"],
+    ["G / Shift+G", "make your pair's signal (first / second)"],
+    ["Z", "stall: nobody wants the middle (or Sweep, Fresh middle)"],
+    ["X", "object to a stall: you still want a card there"],
+    ["O", "Go! (the dealer, on a Go start)"],
+    ["P", "pick up / lay down (tables that hold a fifth card)"],
+    ["R", "Ready, in the huddle;  Shift+A: agree the ticked signals"],
+    ["M", "sound on or off"],
+    ["?", "this list"],
+  ];
+}
 
 export function buildHelp() {
   const dl = $("keys-list");
   dl.innerHTML = "";
-  for (const [k, what] of KEYS) {
+  for (const [k, what] of keyList(S.room ? callWords() : undefined)) {
     dl.append(h("dt", {}, ...(k ? k.split(" ").map((part) => (part === "/" ? " / " : h("kbd", { text: part }))) : [])));
     dl.append(h("dd", { text: what }));
   }
@@ -37,7 +40,7 @@ export function buildHelp() {
 export function toggleHelp(show) {
   const box = $("help");
   box.hidden = show === undefined ? !box.hidden : !show;
-  if (!box.hidden) $("help-close").focus();
+  if (!box.hidden) { buildHelp(); $("help-close").focus(); }
 }
 
 function runAction(id) {

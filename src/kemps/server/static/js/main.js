@@ -125,6 +125,7 @@ async function openRoom(code) {
   document.title = `Kemps — room ${code}`;
   // How to play, in this table's call words.
   $("howto-link").href = `/how-to-play?room=${code}`;
+  $("help-howto").href = `/how-to-play?room=${code}`;
   clearLog();
   try { S.room = await api("GET", `/api/rooms/${code}`); }
   catch (e) { toast(e.message); history.replaceState({}, "", "/"); showHome(); return; }
