@@ -122,3 +122,45 @@ def test_a_hand_with_no_call_for_stuck_s_nudges_the_bots() -> None:
     assert bot.nudged == [103.0, 203.0] and driver.nudges == 2
     assert driver.table.phase == "huddle" and driver.table.scores == [0, 1]  # Ben's wrong call
     assert driver.nudge_at is None and driver.deal_at == 206.5
+
+
+def test_each_step_is_handed_over_while_the_table_stands_as_it_left_it() -> None:
+    """``wake(now, on_step)``: a server builds each step's update from the table as that step
+    left it, even when several steps fall due at one time (the table's signals, then the deal)."""
+    driver = MatchDriver(RULES, NAMES, 0, {}, random.Random(6), signals_first=True)
+    driver.start(0.0)
+    phases: list[tuple[str, str]] = []
+    steps = driver.wake(3.0, lambda s: phases.append((type(s.action).__name__,
+                                                     driver.table.phase)))
+    # signals_first: neither pair agreed a signal, so the table agrees one for each, then deals
+    assert phases == [("AgreeSignals", "huddle"), ("AgreeSignals", "huddle"), ("Deal", "play")]
+    assert [s.seat for s in steps] == [0, 1, None] and all(driver.table.signals)
+
+
+def test_a_bot_stands_in_for_a_seat_and_leaves_with_its_plans() -> None:
+    ben = Scripted(1, [Plan(0.5, Gesture(1, "wink"), "gesture")])
+    driver = MatchDriver(RULES, NAMES, 0, {}, random.Random(7), people=(1,), huddle_s=45.0)
+    driver.start(0.0)
+    assert driver.deal_at == 45.0  # Ben, a person, is not ready
+    driver.seat_bot(1, ben, 1.0)  # he is away: a bot plays his seat; the deal stops waiting
+    assert driver.deal_at == 4.0 and driver.people == frozenset()
+    driver.wake(4.0)
+    assert driver.planned(1) == [Gesture(1, "wink")]
+    driver.unseat_bot(1)  # he is back before the bot moved
+    assert driver.planned(1) == [] and 1 in driver.people and 1 not in driver.bots
+    steps = run_until(driver, 10.0)
+    assert not any(isinstance(e, Gestured) for s in steps for e in s.events)
+
+
+def test_a_restarted_driver_replays_its_steps_and_keeps_the_hands_log() -> None:
+    ben = Scripted(1, [Plan(0.5, Gesture(1, "wink"), "gesture")])
+    first = MatchDriver(RULES, NAMES, 0, {1: ben}, random.Random(8))
+    first.start(0.0)
+    run_until(first, 10.0)
+    again = MatchDriver(RULES, NAMES, 0, {}, random.Random(0))
+    for t, action in first.recorder.record.actions:
+        again.replay_step(t, action)
+    assert again.log == first.log and again.table.version == first.table.version
+    assert again.actions == first.actions and again.nudge_at == first.nudge_at
+    again.resume(10.0)
+    assert again.deal_at is None  # in play: no deal to schedule

@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from kemps.actions import Action, Deal
+from kemps.actions import Action, AgreeSignals, Deal
 from kemps.bots.base import Bot, Plan
 from kemps.cards import shuffled_pack
 from kemps.errors import Rejected
 from kemps.events import CallJudged, Event, HandDealt, HandEnded
+from kemps.gestures import PALETTE
 from kemps.record import Recorder
 from kemps.rules import RuleSet
 from kemps.table import Table
@@ -84,7 +85,8 @@ class MatchDriver:
                  bots: Mapping[int, Bot], rng: random.Random, *,
                  people: Iterable[int] = (), huddle_s: float = HUDDLE_S,
                  ready_huddle_s: float = READY_HUDDLE_S, min_gap_s: float = MIN_GAP_S,
-                 stuck_s: float = STUCK_S, meta: dict[str, Any] | None = None) -> None:
+                 stuck_s: float = STUCK_S, signals_first: bool = False,
+                 meta: dict[str, Any] | None = None) -> None:
         """Args:
             rules, names, first_dealer: the table (see :class:`kemps.table.Table`).
             bots: the seats played by bots, each with its bot.
@@ -98,6 +100,11 @@ class MatchDriver:
                 wait for each other for ever), every bot with an ``on_stuck(now) -> list[Plan]``
                 method is asked to let something go, again after each further ``stuck_s``. It
                 looks at nothing but the clock and the events, so it holds whatever the rules.
+            signals_first: no pair is dealt a hand without an agreed signal (an online table: a
+                pair that cannot signal cannot win a call). People are asked in the huddle and
+                bot partners propose one; when the deal comes due and a pair still has none, the
+                table agrees one for it (a gesture drawn from ``rng`` the rules allow as a
+                signal, agreed by the pair's first seat, told to that pair only), then deals.
             meta: free-form data kept in the match record.
         """
         self.recorder = Recorder(rules, list(names), first_dealer, meta=meta)
@@ -116,6 +123,7 @@ class MatchDriver:
         self.stuck_s = stuck_s
         self.nudge_at: float | None = None
         self.nudges = 0
+        self.signals_first = signals_first
         # plans: heap of (time, seq, seat, channel, generation, action); a plan is live while its
         # generation is the newest for its (seat, channel).
         self._queue: list[tuple[float, int, int, str, int, Action]] = []
@@ -162,6 +170,28 @@ class MatchDriver:
         if self.deal_at is None:
             self._schedule_deal(now)
 
+    def seat_bot(self, seat: int, bot: Bot, now: float) -> None:
+        """``bot`` plays ``seat`` from ``now`` (it stands in for a person who is away): it sees
+        the table as it stands, and the deal no longer waits for that seat's readiness."""
+        self.bots[seat] = bot
+        self.people = self.people - {seat}
+        self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
+        self._schedule_deal(now)
+
+    def unseat_bot(self, seat: int) -> None:
+        """The bot at ``seat`` leaves (its person is back) with every plan it had pending."""
+        if self.bots.pop(seat, None) is None:
+            return
+        for key in self._generation:
+            if key[0] == seat:
+                self._generation[key] += 1  # its queued plans are stale now
+        self.people = self.people | {seat}
+
+    def planned(self, seat: int) -> list[Action]:
+        """The moves ``seat``'s bot has planned and not yet made (stale plans left out)."""
+        return [action for _, _, s, channel, gen, action in self._queue
+                if s == seat and self._generation.get((s, channel)) == gen]
+
     def mark_ready(self, seat: int, now: float) -> bool:
         """A person is ready for the next deal; the deal comes sooner once all are. Returns
         whether the deal time changed."""
@@ -176,12 +206,21 @@ class MatchDriver:
                 t = other
         return t
 
-    def wake(self, now: float) -> list[Step]:
+    def wake(self, now: float, on_step: Callable[[Step], None] | None = None) -> list[Step]:
         """Run everything due at or before ``now``, each at its own time, in time order.
+
+        ``on_step`` is called with each step as soon as it is applied, before the next, while
+        the table stands as that step left it (a server builds each seat's update then).
 
         Returns the steps that happened (empty when a due plan was stale or refused).
         """
         steps: list[Step] = []
+
+        def emit(step: Step) -> None:
+            steps.append(step)
+            if on_step is not None:
+                on_step(step)
+
         table = self.table
         while table.phase != "over":
             deadline = table.next_deadline()
@@ -198,17 +237,19 @@ class MatchDriver:
             if self.deal_at is not None and t == self.deal_at:
                 self.deal_at = None
                 self.ready.clear()
+                if self.signals_first:
+                    self._give_signals(t, emit)
                 order = tuple(shuffled_pack(self.rules.deck_count, self.rng))
-                steps.append(self._apply(None, Deal(order, self.rng.randrange(2**31)), t))
+                emit(self._apply(None, Deal(order, self.rng.randrange(2**31)), t))
             elif deadline is not None and t == deadline:
                 events = self.recorder.advance(t)
                 step = Step(table.clock, None, None, events)
                 self._after(step)
-                steps.append(step)
+                emit(step)
             else:
                 step_or_none = self._bot_move(t)
                 if step_or_none is not None:
-                    steps.append(step_or_none)
+                    emit(step_or_none)
         return steps
 
     # == inside ====================================================================================
@@ -244,6 +285,14 @@ class MatchDriver:
             log.append(e)
         if len(log) > LOG_LIMIT:
             del log[:len(log) - LOG_LIMIT]
+
+    def _give_signals(self, now: float, emit: Callable[[Step], None]) -> None:
+        """Before a deal (``signals_first``): a signal for every pair that agreed none."""
+        allowed = [name for name, g in PALETTE.items()
+                   if g.kind != "heard" or self.rules.heard_signals]
+        for pair, signals in enumerate(self.table.signals):
+            if not signals:
+                emit(self._apply(pair, AgreeSignals(pair, (self.rng.choice(allowed),)), now))
 
     def _nudge(self, now: float) -> None:
         self.nudge_at = now + self.stuck_s

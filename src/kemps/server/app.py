@@ -366,7 +366,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
               responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def add_bot(code: RoomCode, body: BotBody, authorization: Authorization = None
                       ) -> dict[str, Any]:
-        """(Host) seat a bot at ``seat``, or at every open seat (``fill``); the room."""
+        """(Host) seat a bot at ``seat``, or at every open seat (``fill``); the room. During a
+        match, a bot plays a person's ``seat`` at once (the host's "replace": it hands the seat
+        back when the person acts or reconnects); 409 ``not_a_person`` if a bot plays it."""
         room = await server.open_room(code)
         room.require_host(_token(authorization))
         if body.speed is not None:
@@ -385,7 +387,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                 responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def clear_seat(code: RoomCode, seat: Annotated[int, Path(ge=0, le=2 * MAX_PAIRS - 1)],
                          authorization: Authorization = None) -> dict[str, Any]:
-        """(Host, or the seat itself) clear a seat; the room."""
+        """(Host, or the seat itself) clear a seat; the room. During a match the person gives
+        the seat up for good: a bot plays it to the end and their connections watch."""
         room = await server.open_room(code)
         who = room.require_seat(_token(authorization))
         if who != room.host_seat and who != seat:

@@ -78,23 +78,25 @@ def bot_name(seat: int, names_taken: list[str]) -> str:
 @dataclass
 class Seat:
     """One seat of the lobby. ``kind``: ``open``, ``human`` or ``bot``; ``level`` a bot's level;
-    ``token_hash`` the holder's token (people only); ``ready`` for the next deal."""
+    ``token_hash`` the holder's token (people only); ``ready`` for the next deal; ``stand_in``
+    the level of the bot playing for a person who is away (None: nobody stands in)."""
 
     name: str = ""
     kind: Literal["open", "human", "bot"] = "open"
     level: str | None = None
     token_hash: str | None = None
     ready: bool = False
+    stand_in: str | None = None
 
     def to_row(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "level": self.level,
-                "token_hash": self.token_hash, "ready": self.ready}
+                "token_hash": self.token_hash, "ready": self.ready, "stand_in": self.stand_in}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Seat:
         return cls(name=row.get("name", ""), kind=row.get("kind", "open"),
                    level=row.get("level"), token_hash=row.get("token_hash"),
-                   ready=bool(row.get("ready", False)))
+                   ready=bool(row.get("ready", False)), stand_in=row.get("stand_in"))
 
 
 class Lobby:

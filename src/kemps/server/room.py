@@ -36,7 +36,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
-from kemps.actions import Deal, RuleTableTalk, action_from_dict, action_to_dict
+from kemps.actions import AgreeSignals, Deal, RuleTableTalk, action_from_dict, action_to_dict
 from kemps.bots.base import Bot
 from kemps.driver import MatchDriver, Step
 from kemps.errors import KempsError, RecordError, Rejected
@@ -119,6 +119,10 @@ class Room(Lobby):
         # The host's choice of bot speed; None: relaxed with people at the table, else each
         # level's own (see bot_speed).
         self.chosen_bot_speed: str | None = None
+        # A seated person gone longer than settings.away_grace_s mid-match gets a stand-in bot
+        # (of this level; None: the level most bots in the room play, else club).
+        self.stand_in_level: str | None = None
+        self._away: dict[int, asyncio.TimerHandle] = {}
 
     @property
     def recorder(self) -> Recorder | None:
@@ -211,8 +215,10 @@ class Room(Lobby):
             "bot_speed": self.bot_speed,
             "seats": [{"seat": i, "pair": i % pairs, "partner": (i + pairs) % len(self.seats),
                        "name": s.name, "kind": s.kind, "level": s.level, "ready": s.ready,
-                       "connected": any(c.seat == i for c in self.conns)}
+                       "connected": any(c.seat == i for c in self.conns),
+                       "stand_in": s.stand_in}
                       for i, s in enumerate(self.seats)],
+            "away_grace_s": self.settings.away_grace_s,
             "deal_at": self.deal_at,
             "now": self.now(),
             "spectators": {"allowed": self.spectators_allowed,
@@ -245,18 +251,129 @@ class Room(Lobby):
             self.send(c, message)
 
     def attach(self, conn: Connection) -> None:
-        """A client connected: it gets the full current state."""
+        """A client connected: it gets the full current state. A seated person who was away is
+        back: the grace timer stops, and a bot standing in for them hands the seat back."""
         self.conns.add(conn)
         if self.paused:
             conn.push({"type": "paused", "code": "storage_unavailable",
                        "message": STORAGE_WAIT_MESSAGES["storage_unavailable"]})
+        if conn.seat is not None:
+            self._back(conn.seat)
         self.send(conn, self.state_for(conn.seat))
         self.broadcast_room()
 
     def detach(self, conn: Connection) -> None:
-        """A client left."""
+        """A client left; a seated person with no connection left is away (see
+        :meth:`_watch_away`)."""
         self.conns.discard(conn)
+        if conn.seat is not None:
+            self._watch_away(conn.seat)
         self.broadcast_room()
+
+    # == away: a bot stands in =====================================================================
+    def _watch_away(self, seat: int) -> None:
+        """During a match, a person's seat with no connection gets a stand-in bot after
+        ``settings.away_grace_s`` (unless they come back first)."""
+        if (self.status != "playing" or seat >= len(self.seats)
+                or self.seats[seat].kind != "human" or self.seats[seat].stand_in is not None
+                or seat in self._away or any(c.seat == seat for c in self.conns)):
+            return
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
+        self._away[seat] = loop.call_later(self.settings.away_grace_s, self._stand_in, seat)
+
+    def _stand_in(self, seat: int, force: bool = False) -> None:
+        timer = self._away.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        driver = self.driver
+        if (driver is None or self.status != "playing" or self.seats[seat].kind != "human"
+                or self.seats[seat].stand_in is not None
+                or (not force and any(c.seat == seat for c in self.conns))):
+            return
+        if self.paused or self.writer.refusal() is not None:  # storage first: try again soon
+            loop = self._loop or asyncio.get_running_loop()
+            self._away[seat] = loop.call_later(STORAGE_RETRY_S, self._stand_in, seat)
+            return
+        level = self._stand_in_level()
+        driver.seat_bot(seat, make_bot(level, seat, self.rules,
+                                       random.Random(self.rng.randrange(2**32)), self.bot_speed),
+                        self.now())
+        self.seats[seat].stand_in = level
+        self._save_room()
+        self._arm()
+        self.broadcast_room()
+
+    def add_bot(self, seat: int, level: str = "simple") -> None:
+        """In the lobby, put a bot in an open seat (:meth:`Lobby.add_bot`). During a match, the
+        host's "replace": a bot of ``level`` plays a person's seat now, without waiting for the
+        grace time; it hands the seat back when the person returns.
+
+        Raises:
+            ServerError: as :meth:`Lobby.add_bot`; ``not_a_person`` for a seat a bot already
+                plays during the match.
+        """
+        if self.status != "playing":
+            super().add_bot(seat, level)
+            return
+        self._check_seat_index(seat)
+        self.require_storage()
+        s = self.seats[seat]
+        if s.kind != "human" or s.stand_in is not None:
+            raise ServerError("not_a_person", f"A bot already plays seat {seat + 1}.", 409)
+        make_bot(level, seat, self.rules, random.Random(0))  # unknown_level, before any change
+        self.stand_in_level, chosen = level, self.stand_in_level
+        try:
+            self._stand_in(seat, force=True)
+        finally:
+            self.stand_in_level = chosen
+
+    def clear_seat(self, seat: int) -> None:
+        """In the lobby, empty a seat (:meth:`Lobby.clear_seat`). During a match, a person gives
+        the seat up for good (or the host removes them): a bot plays it to the match's end and
+        the person's connections become spectators.
+
+        Raises:
+            ServerError: as :meth:`Lobby.clear_seat`.
+        """
+        if self.status != "playing":
+            super().clear_seat(seat)
+            return
+        self._check_seat_index(seat)
+        self.require_storage()
+        s = self.seats[seat]
+        if s.kind != "human":
+            raise ServerError("not_a_person", f"A bot already plays seat {seat + 1}.", 409)
+        if s.stand_in is None:
+            self._stand_in(seat, force=True)
+        level = self.seats[seat].stand_in or self._stand_in_level()
+        self.seats[seat] = Seat(name=s.name, kind="bot", level=level)
+        self._lobby_changed()
+
+    def _stand_in_level(self) -> str:
+        if self.stand_in_level is not None:
+            return self.stand_in_level
+        levels = [s.level for s in self.seats if s.kind == "bot" and s.level]
+        return max(set(levels), key=levels.count) if levels else "club"
+
+    def _back(self, seat: int) -> None:
+        """``seat``'s person is connected again."""
+        timer = self._away.pop(seat, None)
+        if timer is not None:
+            timer.cancel()
+        if seat < len(self.seats) and self.seats[seat].stand_in is not None:
+            self.seats[seat].stand_in = None
+            if self.driver is not None and self.status == "playing":
+                self.driver.unseat_bot(seat)
+                self._arm()
+            self._save_room()
+
+    def _stop_away(self) -> None:
+        for timer in self._away.values():
+            timer.cancel()
+        self._away = {}
+        for s in self.seats:
+            s.stand_in = None
 
     # == the match =================================================================================
     def start(self) -> None:
@@ -276,24 +393,47 @@ class Room(Lobby):
         self.epoch = self.clock()
         self._last_t = 0.0
         self.seq = 0
+        previous = self.driver
         for s in self.seats:
             s.ready = False
+        self._stop_away()
         self.driver = self._new_driver()
         for c in self.conns:
             self.send(c, self.state_for(c.seat))
-        self.driver.start(self.now())
+        now = self.now()
+        self.driver.start(now)
+        if previous is not None:
+            self._keep_signals(previous, now)
         self._save_room()  # the first deal's time
+        for seat in range(len(self.seats)):
+            self._watch_away(seat)
         self._arm()
         self.broadcast_room()
 
+    def _keep_signals(self, previous: MatchDriver, now: float) -> None:
+        """A rematch starts with the signals each pair had at the end of the last match (agreed
+        again by the pair's first seat, in the record like any agreement); the huddle can change
+        them."""
+        driver = self.driver
+        if driver is None or previous.rules.pairs != self.rules.pairs:
+            return
+        for pair, signals in enumerate(previous.table.signals):
+            if not signals:
+                continue
+            try:
+                step = driver.act(pair, AgreeSignals(pair, tuple(signals)), now)
+            except Rejected:
+                continue  # e.g. a heard signal at a table that now forbids them
+            self._publish(step)
+
     def _new_driver(self) -> MatchDriver:
-        bots = {i: make_bot(s.level or "simple", i, self.rules,
+        bots = {i: make_bot(s.stand_in or s.level or "simple", i, self.rules,
                             random.Random(self.rng.randrange(2**32)), self.bot_speed)
-                for i, s in enumerate(self.seats) if s.kind == "bot"}
-        people = [i for i, s in enumerate(self.seats) if s.kind == "human"]
+                for i, s in enumerate(self.seats) if s.kind == "bot" or s.stand_in}
+        people = [i for i, s in enumerate(self.seats) if s.kind == "human" and not s.stand_in]
         return MatchDriver(self.rules, [s.name for s in self.seats], self.first_dealer, bots,
                            self.rng, people=people, huddle_s=self.settings.huddle_s,
-                           ready_huddle_s=self.settings.bot_huddle_s,
+                           ready_huddle_s=self.settings.bot_huddle_s, signals_first=True,
                            meta={"room": self.code, "match_no": self.match_no})
 
     def mark_ready(self, seat: int) -> None:
@@ -334,7 +474,11 @@ class Room(Lobby):
                                "playing, and only to say Go or to sweep.")
             data = {k: v for k, v in data.items() if k != "as_dealer"}
             return self._act(None, action_from_dict({**data, "seat": None}), ack)
-        return self._act(seat, action_from_dict({**data, "seat": seat}), ack)
+        action = action_from_dict({**data, "seat": seat})
+        if self.seats[seat].stand_in is not None:
+            self._back(seat)  # a person who acts is back: their stand-in leaves
+            self.broadcast_room()
+        return self._act(seat, action, ack)
 
     def rule_table_talk(self, pair: int) -> None:
         """The host rules that ``pair`` used table talk (S1, S2): that pair loses the match."""
@@ -362,10 +506,7 @@ class Room(Lobby):
     def _run_due(self, now: float) -> None:
         if self.driver is None or self.status != "playing":
             return
-        for step in self.driver.wake(now):
-            self._publish(step)
-            if self.status != "playing":
-                return
+        self.driver.wake(now, self._publish)
 
     def _on_wake(self) -> None:
         self._wake = None
@@ -447,6 +588,7 @@ class Room(Lobby):
         assert driver is not None
         self.status = "finished"
         self._disarm()
+        self._stop_away()
         rec = driver.recorder
         rec.record.end = self.now()
         summary = match_summary(rec.table, [])
@@ -566,11 +708,16 @@ class Room(Lobby):
         if self.status != "playing" or self.driver is None:
             return
         self.driver.resume(self.now())
+        for seat in range(len(self.seats)):
+            self._watch_away(seat)
         self._arm()
         self.broadcast_room()
 
     def close(self) -> None:
-        """Cancel the timer and close every connection (server shutdown)."""
+        """Cancel the timers and close every connection (server shutdown)."""
         self._disarm()
+        for timer in self._away.values():
+            timer.cancel()
+        self._away = {}
         for c in list(self.conns):
             c.close()

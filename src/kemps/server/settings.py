@@ -38,13 +38,14 @@ ENV_NUMBERS: Final[dict[str, str]] = {
     "match_idle_s": "KEMPS_MATCH_IDLE_S", "max_spectators": "KEMPS_MAX_SPECTATORS",
     "seat_connections": "KEMPS_SEAT_CONNECTIONS",
     "address_connections": "KEMPS_ADDRESS_CONNECTIONS",
+    "away_grace_s": "KEMPS_AWAY_GRACE_S",
 }
 # the smallest value each limit may take (a zero rate or idle time would stop the server working)
 MINIMUM: Final[dict[str, float]] = {
     "huddle_s": 0.0, "bot_huddle_s": 0.0, "rate_per_s": 0.1, "rate_burst": 1.0,
     "room_burst": 1.0, "rooms_per_min": 0.01, "max_rooms": 1.0, "room_idle_s": 0.1,
     "match_idle_s": 0.1, "max_spectators": 0.0, "seat_connections": 1.0,
-    "address_connections": 1.0,
+    "address_connections": 1.0, "away_grace_s": 0.0,
 }
 
 
@@ -62,6 +63,8 @@ class Settings:
     match is on. ``max_spectators``: connections without a seat per table (0: none).
     ``seat_connections``: live connections per seat (the oldest is closed beyond it).
     ``address_connections``: live connections from one client address, to all rooms together.
+    ``away_grace_s``: seconds a seated person may be gone (no connection) during a match before a
+    bot stands in for them; it hands the seat back the moment they return.
 
     Raises:
         SettingError: ``bad_setting`` for a value below its minimum (:data:`MINIMUM`) or not a
@@ -83,6 +86,7 @@ class Settings:
     max_spectators: int = 50
     seat_connections: int = 3
     address_connections: int = 200
+    away_grace_s: float = 30.0
 
     def __post_init__(self) -> None:
         for name, low in MINIMUM.items():
