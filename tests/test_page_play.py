@@ -308,24 +308,51 @@ def test_a_reload_keeps_the_log_and_the_last_result(browser: Browser, tmp_path: 
         expect(log).to_contain_text(re.compile("calls"))
 
 
-def test_a_player_who_leaves_shows_as_away_on_a_phone(browser: Browser, tmp_path: Path) -> None:
-    """Bruno closes his tab mid-match: Alice, on a phone, sees "away" on his seat."""
-    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+def test_a_player_who_leaves_is_away_then_a_bot_plays_until_they_return(browser: Browser,
+                                                                       tmp_path: Path) -> None:
+    """Bruno closes his tab mid-match: Alice, on a phone, sees "away" on his seat; after the
+    grace time (1 s here) "bot plays"; Bruno opens the room again (his token is still in the
+    browser) and has his seat back. The host may also put a bot on a seat at once, or remove a
+    person (a bot plays to the end) from the "Seats" panel."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30,
+                       away_grace_s=1.0) as srv, \
             new_page(browser, {"width": 390, "height": 844}) as host:
         code = create_room(host, srv.url, "Alice")
-        with new_page(browser) as friend:
-            friend.goto(f"{srv.url}/room/{code}")
-            friend.locator("#lobby").get_by_label("Your name").fill("Bruno")
-            friend.get_by_role("button", name="Sit at seat 2").click()
-            expect(host.locator('.lseat[data-seat="1"]')).to_contain_text("Bruno")
-            host.get_by_role("button", name="Fill empty seats with bots").click()
-            host.get_by_role("button", name="Start the match").click()
-            expect(friend.locator("#huddle")).to_be_visible()
-            expect(host.locator('.seat[data-seat="1"] .tags')).not_to_contain_text("away")
-        away = host.locator('.seat[data-seat="1"] .tag-away')
-        expect(away).to_be_visible(timeout=WAIT_MS)
-        box = away.bounding_box()
-        assert box is not None and box["width"] > 10 and 0 <= box["x"] <= 390 - box["width"]
+        friend_context = browser.new_context()
+        try:
+            with new_page(browser, context=friend_context) as friend:
+                friend.goto(f"{srv.url}/room/{code}")
+                friend.locator("#lobby").get_by_label("Your name").fill("Bruno")
+                friend.get_by_role("button", name="Sit at seat 2").click()
+                expect(host.locator('.lseat[data-seat="1"]')).to_contain_text("Bruno")
+                host.get_by_role("button", name="Fill empty seats with bots").click()
+                host.get_by_role("button", name="Start the match").click()
+                expect(friend.locator("#huddle")).to_be_visible()
+                expect(host.locator('.seat[data-seat="1"] .tags')).not_to_contain_text("away")
+                expect(host.locator("#host-seats")).to_contain_text("Bruno — here")
+            tags = host.locator('.seat[data-seat="1"] .tags')
+            away = host.locator('.seat[data-seat="1"] .tag-away')
+            expect(away).to_be_visible(timeout=WAIT_MS)
+            box = away.bounding_box()
+            assert box is not None and box["width"] > 10 and 0 <= box["x"] <= 390 - box["width"]
+            expect(tags).to_contain_text("bot plays", timeout=WAIT_MS)
+            expect(host.locator("#host-seats")).to_contain_text("bot plays for now")
+            with new_page(browser, context=friend_context) as back:
+                back.goto(f"{srv.url}/room/{code}")
+                expect(back.locator(".seat.me .seat-name")).to_have_text("Bruno")
+                expect(tags).not_to_contain_text("bot plays", timeout=WAIT_MS)
+                expect(tags).not_to_contain_text("away")
+                # The host's replace: a bot plays for Bruno now, though he is here.
+                host.locator("#host-seats").get_by_role("button", name="A bot plays for Bruno now").click()
+                expect(tags).to_contain_text("bot plays")
+                # And remove: a bot to the end; Bruno watches.
+                host.on("dialog", lambda d: d.accept())
+                host.locator("#host-seats").get_by_role(
+                    "button", name="Remove Bruno: a bot plays to the end").click()
+                expect(back.locator("#watching")).to_be_visible(timeout=WAIT_MS)
+                expect(host.locator("#host-panel")).to_be_hidden()
+        finally:
+            friend_context.close()
 
 
 def test_the_host_starts_the_rematch(browser: Browser, tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ export function renderHuddle() {
   }
   $("signals-now").textContent = v.signals.length ? `Agreed: ${v.signals.map(gestureLabel).join("; ")}.`
     : offered ? "Your last signals are ticked: agree them again, or pick new ones (the other pair may have seen them)."
-      : "No signals agreed yet: without one your partner cannot tell you hold four of a kind.";
+      : "No signals agreed yet: agree one, or the table picks one for you two before the deal.";
   $("signals-now").classList.toggle("warn", !v.signals.length);
   const same = S.draft.length && S.draft.join(",") === v.signals.join(",");
   $("agree-signals").disabled = !S.draft.length || same;

@@ -5,6 +5,7 @@ import { renderHuddle } from "./huddle.js";
 import { renderMatchEnd, renderResult } from "./result.js";
 import { render } from "./render.js";
 import { sendAction, sendSwap } from "./socket.js";
+import { api, toast } from "./ui.js";
 import { S, allowedGestures, callWords, dealerName, gestureLabel, gestureShort, isHost, nameOf,
   pairMembers, rules, tableNow } from "./state.js";
 
@@ -60,13 +61,16 @@ export function renderGame() {
     else if (me !== null && s === v.partner) tags.push("partner");
     if (s === v.dealer) tags.push("dealer");
     if (seatInfo.kind === "bot") tags.push("bot");
-    if (seatInfo.kind === "human" && !seatInfo.connected && s !== me) tags.push("away");
+    if (seatInfo.kind === "human" && seatInfo.stand_in) tags.push("bot plays");
+    else if (seatInfo.kind === "human" && !seatInfo.connected && s !== me) tags.push("away");
     if (v.phase === "huddle" && seatInfo.ready) tags.push("ready");
     if (v.holding.includes(s)) tags.push("holding five");
     el.querySelector(".seat-name").textContent = v.names[s];
     const tagEl = el.querySelector(".tags");
     tagEl.innerHTML = "";
-    for (const t of tags) tagEl.append(h("span", { class: `tag tag-${t.replace(/ /g, "-")}`, text: t }));
+    const tagTitle = { away: `Gone from the table: after ${room.away_grace_s || 30} s a bot plays for them until they return`,
+      "bot plays": `A ${seatInfo.stand_in} bot plays for ${v.names[s]} until they return` };
+    for (const t of tags) tagEl.append(h("span", { class: `tag tag-${t.replace(/ /g, "-")}`, title: tagTitle[t] || null, text: t }));
     el.classList.toggle("me", s === me);
     el.classList.toggle("partner", me !== null && s === v.partner);
     el.classList.toggle("dealer", s === v.dealer);
@@ -90,6 +94,7 @@ export function renderGame() {
   const sp = room.spectators || { watching: 0 };
   $("watchers").textContent = sp.watching ? `${sp.watching} watching` : "";
   $("watchers").hidden = !sp.watching;
+  renderHostPanel();
   renderCards();
   renderCenter();
   renderActions();
@@ -413,4 +418,33 @@ function renderScores() {
   }
   const goal = v.scoring === "letters" ? `${v.word.slice(0, lose).split("").join("-")} loses` : r.target ? `${r.target} points win` : "";
   $("score-title").textContent = `Score${goal ? ` — ${goal}` : ""}${r.hands ? `, ${r.hands} hands` : ""}`;
+}
+
+// The host's hand on the seats during a match: a bot plays a person's seat now (handed back when
+// they return), or a bot plays it to the end (the person then watches).
+function renderHostPanel() {
+  const room = S.room, panel = $("host-panel"), list = $("host-seats");
+  const people = room.seats.filter((x) => x.kind === "human" && x.seat !== S.seat);
+  const show = isHost() && room.status === "playing" && people.length > 0;
+  panel.hidden = !show;
+  if (!show) return;
+  list.innerHTML = "";
+  for (const x of people) {
+    const state = x.stand_in ? `a ${x.stand_in} bot plays for now` : x.connected ? "here" : "away";
+    const li = h("li", {}, h("span", { class: "who" }, h("b", { text: x.name }), ` — ${state}`));
+    if (!x.stand_in)
+      li.append(h("button", { type: "button", class: "small", "aria-label": `A bot plays for ${x.name} now`,
+        title: "A bot plays this seat at once and hands it back when they act or come back",
+        onclick: () => hostAct("POST", "bots", { seat: x.seat, level: room.seats.find((b) => b.kind === "bot")?.level || "club" }) }, "Bot plays now"));
+    li.append(h("button", { type: "button", class: "small", "aria-label": `Remove ${x.name}: a bot plays to the end`,
+      title: "They give the seat up: a bot plays it to the end of the match and they watch",
+      onclick: () => { if (confirm(`Remove ${x.name}? A bot plays their seat to the end of the match.`)) hostAct("DELETE", `seats/${x.seat}`); } }, "Remove"));
+    list.append(li);
+  }
+}
+async function hostAct(method, what, body) {
+  try {
+    const r = await api(method, `/api/rooms/${S.code}/${what}`, body);
+    if (r && r.code) { S.room = r; render(); }
+  } catch (e) { toast(e.message); }
 }
