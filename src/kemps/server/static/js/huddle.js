@@ -54,7 +54,7 @@ export function renderHuddle() {
   $("signals-now").classList.toggle("warn", !v.signals.length);
   const same = S.draft.length && S.draft.join(",") === v.signals.join(",");
   $("agree-signals").disabled = !S.draft.length || same;
-  $("agree-signals").textContent = v.signals.length ? (same ? "Signals agreed ✓" : "Change to these signals") : "Agree these signals";
+  $("agree-signals").textContent = same ? "Signals agreed ✓" : v.signals.length ? "Agree these signals instead" : "Agree these signals";
   const ready = room.seats[me] && room.seats[me].ready;
   $("ready").disabled = !!ready;
   $("ready").textContent = ready ? "Ready ✓" : "Ready (R)";
