@@ -105,6 +105,12 @@ def test_a_whole_match_from_the_keyboard(browser: Browser, tmp_path: Path) -> No
         expect(page.locator("#recap-body tr").first).to_contain_text("take a letter: K")
         # The banner said who called what (it may have faded by now: its last words are logged).
         expect(page.locator("#log")).to_contain_text(re.compile(r"calls .(Stop )?Kemps!"))
+        # After a reload the recap is the server's record of the match: every hand still there.
+        page.reload()
+        expect(page.locator("#match-end")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator("#recap-body tr")).to_have_count(1)
+        expect(page.locator("#recap-body tr").first).to_contain_text(re.compile("right|wrong"))
+        expect(page.locator("#recap-body tr").first).to_contain_text("take a letter: K")
 
 
 # Counts the tones the page starts (the page's sound goes through AudioContext oscillators).

@@ -3,7 +3,7 @@ import { $, h } from "./dom.js";
 import { fillPairs, fillPresetSelect, optionsEditor, presetTitle } from "./options.js";
 import { render } from "./render.js";
 import { connect } from "./socket.js";
-import { S, forgetToken, isHost, rules, saveToken } from "./state.js";
+import { S, forgetToken, isHost, rules, saveToken, setRoom } from "./state.js";
 import { narrowQuery, seatPos } from "./table.js";
 import { api, toast } from "./ui.js";
 
@@ -20,13 +20,13 @@ export function rulesBody() {
   return { preset, pairs, options: r };
 }
 export async function putRules(body) {
-  try { S.room = await api("PUT", `/api/rooms/${S.code}/rules`, body); render(); }
+  try { setRoom(await api("PUT", `/api/rooms/${S.code}/rules`, body)); render(); }
   catch (e) { toast(e.message); render(); }
 }
 export async function hostCall(method, what, body) {
   try {
     const room = await api(method, `/api/rooms/${S.code}/${what}`, body);
-    if (room && room.code) { S.room = room; render(); }
+    if (room && room.code) { setRoom(room); render(); }
   } catch (e) { toast(e.message); }
 }
 
@@ -113,14 +113,14 @@ async function takeSeat(seat) {
   try {
     const r = await api("POST", `/api/rooms/${S.code}/seats`, { seat, name });
     saveToken(S.code, r.seat, r.token);
-    S.token = r.token; S.seat = r.seat; S.room = r.room;
+    S.token = r.token; S.seat = r.seat; setRoom(r.room);
     render();
     connect();
   } catch (e) { toast(e.message); }
 }
 async function clearSeat(seat) {
   try {
-    S.room = await api("DELETE", `/api/rooms/${S.code}/seats/${seat}`);
+    setRoom(await api("DELETE", `/api/rooms/${S.code}/seats/${seat}`));
     if (seat === S.seat) { forgetToken(S.code); S.token = null; S.seat = null; connect(); }
     render();
   } catch (e) { toast(e.message); }

@@ -95,7 +95,7 @@ function wireStatic() {
   $("lobby-name").addEventListener("change", () => localStorage.setItem("kemps.name", $("lobby-name").value.trim()));
   $("fill-bots").addEventListener("click", () => hostCall("POST", "bots", { fill: true, level: botLevel() }));
   $("start-match").addEventListener("click", () => hostCall("POST", "start"));
-  $("rematch").addEventListener("click", () => { S.recap = []; hostCall("POST", "start"); });
+  $("rematch").addEventListener("click", () => hostCall("POST", "start"));
   $("spectators-allowed").addEventListener("change", () => hostCall("PUT", "spectators", { allowed: $("spectators-allowed").checked }));
   $("lobby-preset").addEventListener("change", () => putRules({ preset: $("lobby-preset").value, pairs: rules().pairs }));
   $("lobby-pairs-select").addEventListener("change", () => putRules({ ...rulesBody(), pairs: Number($("lobby-pairs-select").value) }));

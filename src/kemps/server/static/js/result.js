@@ -1,7 +1,8 @@
 // The last hand's result (between hands) and the match-end screen with a hand-by-hand recap.
 import { cardFace, cardName } from "./cards.js";
 import { $, h } from "./dom.js";
-import { scoreLine } from "./log.js";
+import { callText, scoreLine } from "./log.js";
+import { render } from "./render.js";
 import { S, nameOf, pairMembers } from "./state.js";
 
 const verdict = (right) => (right === true ? "right" : right === false ? "wrong" : "void");
@@ -48,6 +49,29 @@ export function renderResult() {
 
 const ORD = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
 
+// The whole match, hand by hand, from the server's record of it (GET /api/history/ID "summary":
+// kemps.record.match_summary), so a reload or a late spectator has every hand; until it comes,
+// the hands this page saw.
+let recapAsked = null;
+function fetchRecap(id) {
+  if (recapAsked === id) return;
+  recapAsked = id;
+  fetch(`/api/history/${id}`).then((r) => (r.ok ? r.json() : null)).then((m) => {
+    const sum = m && m.summary;
+    if (!sum || !Array.isArray(sum.hands)) return;
+    const unit = sum.scoring === "points" ? "point" : "letter";
+    const spell = (n) => (sum.word || "").slice(0, n).split("").join("-");
+    S.recap = sum.hands.map((hd) => ({
+      hand: hd.hand, reason: hd.ended,
+      calls: hd.calls.map((c) => ({ seat: c.seat, kind: c.kind, right: c.right, text: callText(c) })),
+      scored: hd.scored.map((sc) => ({ ...sc, unit })),
+      spelled: Object.fromEntries(hd.scored.map((sc) => [sc.pair, unit === "letter" ? spell(sc.total) : String(sc.total)])),
+    }));
+    S.recapFor = id;
+    render();
+  }).catch(() => { /* the hands this page saw stay */ });
+}
+
 export function renderMatchEnd() {
   const v = S.view, room = S.room;
   const over = v.phase === "over" || room.status === "finished";
@@ -78,6 +102,7 @@ export function renderMatchEnd() {
     ? `${pairMembers(loser)} spelled ${v.spelled[loser]}${lost && v.pair === loser ? " — better luck in the rematch." : "."}` : "";
   // Hand by hand: who called what, right or wrong, who took the letter (this page's own record of
   // the match: the hands it saw or was sent).
+  if (room.last_match_id && S.recapFor !== room.last_match_id) fetchRecap(room.last_match_id);
   const tb = $("recap-body");
   tb.innerHTML = "";
   for (const res of [...S.recap].sort((a, b) => a.hand - b.hand)) {

@@ -3,7 +3,7 @@
 import { $ } from "./dom.js";
 import { clearLog, onEvents, refusal } from "./log.js";
 import { render } from "./render.js";
-import { S, forgetToken, setClock } from "./state.js";
+import { S, forgetToken, setClock, setRoom } from "./state.js";
 import { api, showPaused, toast } from "./ui.js";
 
 // Closed by the server for good (the error message before it says why): no spectators, no such
@@ -77,7 +77,7 @@ export function handleMessage(m) {
     case "state":
       if (S.token && m.seat === null) { forgetToken(S.code); S.token = null; }
       S.seat = m.seat;
-      S.room = m.room; setClock(m.room.now);
+      setRoom(m.room); setClock(m.room.now);
       showPaused(!!m.room.paused);
       S.view = m.view || null;
       if (S.view && S.view.hand_no !== S.handNo) { S.handNo = S.view.hand_no; S.last = {}; }
@@ -97,7 +97,7 @@ export function handleMessage(m) {
       render();
       break;
     case "room":
-      S.room = m.room; setClock(m.room.now);
+      setRoom(m.room); setClock(m.room.now);
       showPaused(!!m.room.paused);
       render();
       break;

@@ -5,10 +5,16 @@ export const S = {
   presets: null, options: null, maxPairs: 6, gestures: {}, botLevels: ["simple"], botSpeeds: [],
   code: null, seat: null, token: null, room: null, view: null,
   ws: null, wsWanted: false, retry: 0, clock: { t: 0, at: performance.now() }, paused: false,
-  last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, recap: [],
+  last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, recap: [], recapFor: null,
   draft: null, draftDirty: false, flash: {}, handNo: -1, createOptions: {},
   takenBy: {}, partnerSignal: null, lastSignals: null, pending: null, // the swap this seat sent and has no answer for yet: {take, give, id}
 };
+
+// Every new room state goes through here: a new match (a rematch) starts a new recap.
+export function setRoom(room) {
+  if (S.room && room.match_no !== S.room.match_no) { S.recap = []; S.recapFor = null; }
+  S.room = room;
+}
 
 export const rules = () => (S.room ? S.room.rules : {});
 export const pairsOf = () => (S.view ? S.view.names.length / 2 : S.room ? S.room.rules.pairs : 2);

@@ -7,7 +7,7 @@ import { render } from "./render.js";
 import { sendAction, sendSwap } from "./socket.js";
 import { api, toast } from "./ui.js";
 import { S, allowedGestures, callWords, dealerName, gestureLabel, gestureShort, isHost, nameOf,
-  pairMembers, rules, tableNow } from "./state.js";
+  pairMembers, rules, setRoom, tableNow } from "./state.js";
 
 // Seat positions around an oval: `bottom` at the bottom, then clockwise (the next seat sits on
 // the bottom player's left, i.e. screen left), partners straight across.
@@ -445,6 +445,6 @@ function renderHostPanel() {
 async function hostAct(method, what, body) {
   try {
     const r = await api(method, `/api/rooms/${S.code}/${what}`, body);
-    if (r && r.code) { S.room = r; render(); }
+    if (r && r.code) { setRoom(r); render(); }
   } catch (e) { toast(e.message); }
 }
