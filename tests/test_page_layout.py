@@ -71,6 +71,10 @@ def test_everything_needed_in_a_hand_is_in_view(browser: Browser, tmp_path: Path
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser, size) as page:
         create_room(page, srv.url, "Alice")
+        # The lobby's seats fit across the window (they were clipped at the sides on a phone).
+        seats = boxes(page, {"lobby seats": ".lseat"})["lobby seats"]
+        wide = [r for r in seats if r["x"] < 0 or r["right"] > size["width"]]
+        assert len(seats) == 4 and not wide, wide
         if pairs == 2:
             start_with_bots(page)
         else:  # eight players: the rules' pairs, then bots in the seven open seats
