@@ -388,3 +388,29 @@ def test_the_host_starts_the_rematch(browser: Browser, tmp_path: Path) -> None:
         expect(friend.get_by_role("button", name="Rematch")).to_be_hidden()
         expect(friend.locator("#rematch-wait")).to_have_text(
             "Waiting for Alice (the host) to start a rematch.")
+
+
+def test_whom_to_stop_from_the_keys_at_three_pairs(browser: Browser, tmp_path: Path) -> None:
+    """With three pairs a Stop call asks whom: L opens the choice (the pairs the view lists as
+    targets), 1 picks the first, and the banner says whom the call was on."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser) as page:
+        create_room(page, srv.url, "Alice")
+        page.locator("#lobby-pairs-select").select_option("3")
+        expect(page.locator(".lseat")).to_have_count(6)
+        page.get_by_role("button", name="Fill empty seats with bots").click()
+        expect(page.locator(".lseat.bot")).to_have_count(5)
+        page.get_by_role("button", name="Start the match").click()
+        expect(page.locator("#huddle")).to_be_visible()
+        page.keyboard.press("r")
+        swap_in_some_hand(page)
+        targets = page.evaluate("() => window.kemps.S.view.legal.stop")
+        assert len(targets) == 2
+        page.keyboard.press("l")
+        picker = page.locator("#picker")
+        expect(picker).to_be_visible()
+        expect(picker.locator("button[data-pick]")).to_have_count(2)
+        label = picker.locator('button[data-pick="1"]').get_attribute("aria-label") or ""
+        first = label.split(" on ", 1)[1]  # "Stop Kemps on Bram & Esme"
+        page.keyboard.press("1")
+        expect(page.locator("#banner")).to_contain_text(f"on {first}", timeout=WAIT_MS)
