@@ -6,7 +6,7 @@ import { renderMatchEnd, renderResult } from "./result.js";
 import { render } from "./render.js";
 import { sendAction, sendSwap } from "./socket.js";
 import { api, toast } from "./ui.js";
-import { S, allowedGestures, callWords, dealerName, gestureLabel, gestureShort, isHost, nameOf,
+import { S, allowedGestures, callWords, dealerName, gestureLabel, gestureShort, isHost,
   pairMembers, rules, setRoom, tableNow } from "./state.js";
 
 // Seat positions around an oval: `bottom` at the bottom, then clockwise (the next seat sits on
