@@ -130,43 +130,53 @@ export function renderCards() {
   S.selMid = S.selMid.filter((c) => v.middle.includes(c));
   const p = S.pending;
   const hand = $("hand");
-  hand.innerHTML = "";
   $("me").hidden = me === null;
-  v.hand.forEach((c, i) => {
-    const sel = S.selHand.includes(c);
-    const pend = p && p.give.includes(c);
-    const b = cardFace(c, "button", { type: "button", class: `big ${sel ? "selected" : ""} ${pend ? "pending" : ""}`,
-      "aria-label": `${cardName(c)}, your hand`, "aria-pressed": sel ? "true" : "false",
-      "data-zone": "hand", "data-index": i, draggable: inHand ? "true" : null });
-    b.append(h("kbd", { class: "key", "aria-hidden": "true", text: HAND_KEYS[i] || "" }));
-    b.disabled = !inHand;
-    b.addEventListener("click", () => clickCard("hand", c));
-    wireDrag(b, "hand", c);
-    hand.append(b);
-  });
+  // Each row is rebuilt only when what it shows changed: an update that leaves your hand as it
+  // was (another player's swap) must not cancel a drag or a focus in progress.
+  const handKey = JSON.stringify([v.hand, S.selHand, p ? p.give : null, inHand, me]);
+  if (hand.dataset.key !== handKey) {
+    hand.dataset.key = handKey;
+    hand.innerHTML = "";
+    v.hand.forEach((c, i) => {
+      const sel = S.selHand.includes(c);
+      const pend = p && p.give.includes(c);
+      const b = cardFace(c, "button", { type: "button", class: `big ${sel ? "selected" : ""} ${pend ? "pending" : ""}`,
+        "aria-label": `${cardName(c)}, your hand`, "aria-pressed": sel ? "true" : "false",
+        "data-zone": "hand", "data-index": i, draggable: inHand ? "true" : null });
+      b.append(h("kbd", { class: "key", "aria-hidden": "true", text: HAND_KEYS[i] || "" }));
+      b.disabled = !inHand;
+      b.addEventListener("click", () => clickCard("hand", c));
+      wireDrag(b, "hand", c);
+      hand.append(b);
+    });
+  }
   const mid = $("middle");
-  mid.innerHTML = "";
   const now = performance.now();
-  v.middle.forEach((c, i) => {
-    let el;
-    if (c) {
-      const sel = S.selMid.includes(c);
-      const pend = p && p.take.includes(c);
-      const fresh = S.flash[i] && now - S.flash[i] < 900;
-      el = cardFace(c, "button", { type: "button", class: `big ${sel ? "selected" : ""} ${fresh ? "fresh" : ""} ${pend ? "pending" : ""}`,
-        "aria-label": `${cardName(c)}, in the middle`, "aria-pressed": sel ? "true" : "false",
-        "data-zone": "middle", "data-index": i, draggable: inHand && me !== null ? "true" : null });
-      if (me !== null) el.append(h("kbd", { class: "key", "aria-hidden": "true", text: String(i + 1) }));
-      el.disabled = !inHand || me === null;
-      el.addEventListener("click", () => clickCard("middle", c));
-      wireDrag(el, "middle", c);
-    } else {
-      const down = v.middle_face_down || (inHand && v.hand_no > 0 && v.phase === "dealt");
-      el = h("div", { class: `card big ${inHand && (down || v.middle_face_down) ? "back" : "slot"}`, role: "img",
-        "aria-label": inHand ? (v.middle_face_down ? "a face-down card" : "an empty place") : "no card", "data-index": i });
-    }
-    mid.append(el);
-  });
+  const fresh = v.middle.map((c, i) => !!(S.flash[i] && now - S.flash[i] < 900));
+  const midKey = JSON.stringify([v.middle, S.selMid, p ? p.take : null, inHand, me, v.middle_face_down, v.phase, v.hand_no, fresh]);
+  if (mid.dataset.key !== midKey) {
+    mid.dataset.key = midKey;
+    mid.innerHTML = "";
+    v.middle.forEach((c, i) => {
+      let el;
+      if (c) {
+        const sel = S.selMid.includes(c);
+        const pend = p && p.take.includes(c);
+        el = cardFace(c, "button", { type: "button", class: `big ${sel ? "selected" : ""} ${fresh[i] ? "fresh" : ""} ${pend ? "pending" : ""}`,
+          "aria-label": `${cardName(c)}, in the middle`, "aria-pressed": sel ? "true" : "false",
+          "data-zone": "middle", "data-index": i, draggable: inHand && me !== null ? "true" : null });
+        if (me !== null) el.append(h("kbd", { class: "key", "aria-hidden": "true", text: String(i + 1) }));
+        el.disabled = !inHand || me === null;
+        el.addEventListener("click", () => clickCard("middle", c));
+        wireDrag(el, "middle", c);
+      } else {
+        const down = v.middle_face_down || (inHand && v.hand_no > 0 && v.phase === "dealt");
+        el = h("div", { class: `card big ${inHand && (down || v.middle_face_down) ? "back" : "slot"}`, role: "img",
+          "aria-label": inHand ? (v.middle_face_down ? "a face-down card" : "an empty place") : "no card", "data-index": i });
+      }
+      mid.append(el);
+    });
+  }
   restoreFocus(fk);
   $("hint").textContent = hintText();
   $("hint").classList.toggle("nudge", hintIsNudge);
