@@ -19,6 +19,7 @@ from test_page import (
     WAIT_MS,
     cards,
     create_room,
+    in_some_hand,
     new_page,
     shots_dir,
     start_with_bots,
@@ -48,28 +49,8 @@ def swap_by_keys(page: Page) -> tuple[str, str]:
 
 
 def swap_in_some_hand(page: Page) -> tuple[str, str]:
-    """``swap_by_keys`` in the first hand the bots leave open long enough: a hand a bot decides
-    first (a dealt four of a kind) is followed by Ready (R) for the next, or by a rematch when
-    that hand ended the match."""
-    for _ in range(4):
-        wait_for_hand(page)
-        try:
-            return swap_by_keys(page)
-        except AssertionError:
-            page.keyboard.press("Escape")  # the banner of that hand goes
-            page.wait_for_function("() => !document.getElementById('huddle').hidden"
-                                   " || !document.getElementById('match-end').hidden",
-                                   timeout=WAIT_MS)
-            if page.locator("#match-end").is_visible():
-                page.get_by_role("button", name="Rematch").click()
-            expect(page.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
-            if page.locator("#my-signal .gesture.secret").count() == 0:
-                page.locator("#signal-choices input").first.focus()
-                page.keyboard.press("Space")
-                page.keyboard.press("Shift+A")
-                expect(page.locator("#signals-now")).to_contain_text("Agreed:")
-            page.keyboard.press("r")
-    raise AssertionError("bots decided four hands in a row before a swap")
+    """``swap_by_keys`` in the first hand the bots leave open long enough (``in_some_hand``)."""
+    return in_some_hand(page, swap_by_keys)
 
 
 def test_a_whole_match_from_the_keyboard(browser: Browser, tmp_path: Path) -> None:

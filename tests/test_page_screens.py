@@ -19,6 +19,7 @@ from test_page import (
     PHONE,
     WAIT_MS,
     create_room,
+    in_some_hand,
     new_page,
     shots_dir,
     swap_by_clicks,
@@ -57,22 +58,9 @@ def test_every_screen_at_desktop_and_phone_size(browser: Browser, tmp_path: Path
             phone.screenshot(path=out / "huddle-phone.png")
             desk.get_by_role("button", name="Agree these signals").click()
             desk.get_by_role("button", name="Ready").click()
-            # Bots may decide a hand before the first swap (a dealt four of a kind): then the
-            # match (one letter loses) is over, and a rematch deals again.
-            for _ in range(4):
-                wait_for_hand(desk)
-                wait_for_hand(phone)
-                try:
-                    swap_by_clicks(desk)
-                    break
-                except AssertionError:
-                    desk.keyboard.press("Escape")  # the banner of that hand goes
-                    expect(desk.locator("#match-end")).to_be_visible(timeout=WAIT_MS)
-                    desk.get_by_role("button", name="Rematch").click()
-                    expect(desk.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
-                    desk.get_by_role("button", name="Ready").click()
-            else:
-                raise AssertionError("bots decided four hands in a row before a swap")
+            # Bots may decide a hand before the first swap: then a rematch deals again.
+            in_some_hand(desk, swap_by_clicks)
+            wait_for_hand(phone)
             phone.wait_for_timeout(300)
             desk.screenshot(path=out / "table.png")
             phone.screenshot(path=out / "table-phone.png")
