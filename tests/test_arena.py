@@ -105,3 +105,35 @@ def test_families_on_the_command_line() -> None:
     with pytest.raises(KempsError) as err:
         run_arena(find_preset("pagat"), [], 1, seed=1, families=["quiet"])
     assert err.value.code == "bad_arena"
+
+
+def test_right_stops_against_the_first_side_are_counted_from_the_calls() -> None:
+    """The arena's "right stops against first" (issue 11's measured effect) is the number of right
+    Stop Kemps the second side called on the first side's pairs, counted here again from the
+    match's own events."""
+    from kemps.arena import play_match_stats, player_factory
+    from kemps.events import Called, CallJudged
+    from kemps.sim import simulate_match
+
+    rules = find_preset("squarescores").replace(attention=True)  # heard signals: stops are common
+    total = 0
+    for k in range(12):
+        seed = match_seed(1, 0, k)
+        stats = play_match_stats((rules, "sharp", "careless", k, seed))
+        level_of = ["sharp" if (p + k) % 2 == 0 else "careless" for p in range(2)]
+        made = {n: player_factory(n) for n in ("sharp", "careless")}
+        result = simulate_match(rules, seed, bots=[made[level_of[s % 2]] for s in range(4)])
+        expected, last = 0, None
+        for e in result.events:
+            if isinstance(e, Called):
+                last = e
+            elif isinstance(e, CallJudged) and last is not None:
+                if (e.right and last.kind in ("stop", "double_stop")
+                        and level_of[last.seat % 2] == "careless"):
+                    on = last.on_pair if last.on_pair is not None else (last.on_seat or 0) % 2
+                    expected += level_of[on] == "sharp"
+                last = None
+        assert stats.stopped_right == expected
+        total += expected
+    assert total > 0
+    assert run_arena(rules, ["sharp"], 12, seed=1, families=["careless"])[0].stopped_right == total

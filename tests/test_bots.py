@@ -373,3 +373,29 @@ def test_a_speed_replaces_the_reaction_times_and_nothing_else() -> None:
     # Relaxed leaves a person reacting in half a second ahead in most races for a call.
     lo, hi = SPEEDS["relaxed"]
     assert (hi - 0.5) / (hi - lo) > 0.8
+
+
+def test_bot_modules_import_in_one_direction() -> None:
+    """Issue 10 item 6: the bots' modules form a one-way order (no module imports, even lazily
+    inside a function, a module that imports it back): base, seatcards, eyes, simple, strength, watch,
+    player, levels, families."""
+    import ast
+    from pathlib import Path
+
+    import kemps.bots
+
+    folder = Path(kemps.bots.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        graph[path.stem] = {
+            node.module.rsplit(".", 1)[1] for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+            and node.module.startswith("kemps.bots.")}
+    order = ["base", "seatcards", "eyes", "simple", "strength", "watch", "player", "levels",
+             "families"]
+    assert sorted(graph) == sorted(order)
+    for i, module in enumerate(order):
+        assert graph[module] <= set(order[:i]), (module, graph[module] - set(order[:i]))

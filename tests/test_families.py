@@ -39,7 +39,8 @@ def _play(family: str, rules: RuleSet, seed: int,
 
 
 def test_families_are_named_and_unknown_ones_refused() -> None:
-    assert set(FAMILY_NAMES) == {"faker", "camper", "quiet", "reuser", "changer", "mirror"}
+    assert set(FAMILY_NAMES) == {"faker", "camper", "quiet", "reuser", "changer", "mirror",
+                                 "careless", "watched"}
     with pytest.raises(KempsError) as err:
         find_family("cheater")
     assert err.value.code == "unknown_family"

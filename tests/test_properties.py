@@ -30,6 +30,7 @@ from kemps.actions import (
     Gesture,
     Go,
     Grab,
+    Look,
     Object,
     ProposeStall,
     RuleTableTalk,
@@ -41,19 +42,31 @@ from kemps.cards import Card, new_pack, shuffled_pack
 from kemps.errors import Rejected
 from kemps.events import (
     Event,
+    Gestured,
+    GestureSeen,
     HandDealt,
+    Looked,
     MatchEnded,
+    Moved,
     Revealed,
     Scored,
     SignalsAgreed,
     event_to_dict,
 )
-from kemps.gestures import HEARD, PALETTE, SEEN
+from kemps.gestures import GESTURE_S, HEARD, PALETTE, SEEN
 from kemps.record import MatchRecord, Recorder, replay
 from kemps.rules import PRESETS, RuleSet
 from kemps.sim import simulate_match
 from kemps.table import Table
-from kemps.views import event_for, spectator_view, view_for
+from kemps.views import (
+    check_spectator_look,
+    event_for,
+    events_for,
+    spectator_events_for,
+    spectator_glance,
+    spectator_view,
+    view_for,
+)
 
 PRESET_NAMES = sorted(PRESETS)
 PAIRS = [2, 3, 4, 5, 6, 8, 12]
@@ -140,8 +153,9 @@ def random_action(table: Table, rng: random.Random) -> Any:
     middle = [c for c in table.middle if c is not None]
     kind = rng.choices(
         ("swap", "swap_bad", "grab", "discard", "held", "stall", "object", "gesture", "signal",
-         "chat", "agree", "call", "call_smart", "go", "deal", "table_talk"),
-        weights=(30, 6, 8, 4, 8, 6, 4, 5, 4, 2, 2, 5, 6, 3, 2, 0.15))[0]
+         "chat", "agree", "call", "call_smart", "go", "deal", "table_talk", "look"),
+        weights=(30, 6, 8, 4, 8, 6, 4, 5, 4, 2, 2, 5, 6, 3, 2, 0.15,
+                 12 if rules.attention else 1))[0]
     if table.phase == "play" and any(table.holding(s) for s in range(n)) and rng.random() < 0.4:
         kind = "held"
     if kind == "swap":
@@ -221,6 +235,13 @@ def random_action(table: Table, rng: random.Random) -> Any:
         if rules.stop_target == "player" and k == "stop":
             return Call(caller, k, on_seat=target)
         return Call(caller, k, on_pair=target % pairs)
+    if kind == "look":
+        # Mostly at another seat (a gesturer, often), sometimes at itself or nowhere at all.
+        at: Any = rng.choice((*range(n), *range(n), "middle", "hand", -1, n, "floor", True))
+        going = [s for s in range(n) if table.gestures_in_progress(s, table.clock)]
+        if going and rng.random() < 0.6:
+            at = rng.choice(going)  # a glance at a gesture still going on
+        return Look(seat, at)
     if kind == "go":
         return Go(table.dealer if rng.random() < 0.7 else seat)
     if kind == "deal":
@@ -253,7 +274,8 @@ def full_state(table: Table) -> tuple[Any, ...]:
             dict(table.revealed), tuple(table.signals), table.next_deadline(),
             table.stall_deadline, table.objectors, table.agreed, table.opens_at, table.ranks,
             tuple(tuple(h) for h in table.hands), tuple(table.middle), tuple(table.stock),
-            tuple(table.swept), tuple(table.holding(s) for s in range(table.n)))
+            tuple(table.swept), tuple(table.holding(s) for s in range(table.n)),
+            tuple(table.looks), tuple(table._look_at))
 
 
 def check_cards(table: Table) -> None:
@@ -320,10 +342,12 @@ def check_views(table: Table, stale_reveals: bool = False) -> None:
                 assert not leaked, (seat, other, leaked)
 
 
-def accepted(table: Table, action: Any) -> bool:
-    """Whether ``table`` accepts ``action`` now (tried on a copy)."""
+def accepted(table: Table, action: Any, at: float | None = None) -> bool:
+    """Whether ``table`` accepts ``action`` now (or at table time ``at``; tried on a copy)."""
+    if at is None:
+        at = table.clock if table.clock > 0 else 0.0
     try:
-        copy.deepcopy(table).apply(action, table.clock if table.clock > 0 else 0.0)
+        copy.deepcopy(table).apply(action, at)
     except Rejected:
         return False
     return True
@@ -333,6 +357,12 @@ def check_legal(table: Table, seat: int) -> None:
     """Every move the view lists is accepted, and every move accepted is listed (one card for
     the card-choosing moves: any middle card for any hand card)."""
     legal = table.legal(seat)
+    if table.phase != "over" and table.clock > float("-inf"):
+        # A timer due this very instant (a 0 s countdown) fires before any move: the legal
+        # moves are those of the table once it has.
+        table = copy.deepcopy(table)
+        table.advance(table.clock)
+        assert table.legal(seat) == legal
     hand = list(table.hands[seat])
     middle = [c for c in table.middle if c is not None]
     swaps = [Swap(seat, (c,), (g,)) for c in middle[:1] for g in hand[:1]]
@@ -361,6 +391,16 @@ def check_legal(table: Table, seat: int) -> None:
                     else Call(seat, kind, on_pair=target % pairs))  # type: ignore[arg-type]
             key = (call.on_seat, target % pairs)
             assert accepted(table, call) == (key in listed), (kind, key, listed)
+    # Looks (attention): each listed place is accepted from ``look_from`` on, every other place
+    # is refused, and before ``look_from`` every look is refused as too soon.
+    places: list[Any] = [*range(table.n), "middle", "hand"]
+    now = table.clock if table.clock > 0 else 0.0
+    at_from = max(now, legal.look_from or 0.0)
+    for place in places:
+        assert accepted(table, Look(seat, place), at_from) == (place in legal.looks), place
+    if legal.looks and legal.look_from is not None and legal.look_from > now:
+        assert not accepted(table, Look(seat, legal.looks[0]), now)
+    assert (legal.look_from is None) or table.rules.attention
 
 
 def check_events(table: Table, events: list[Event]) -> None:
@@ -382,6 +422,15 @@ def check_events(table: Table, events: list[Event]) -> None:
                     assert seen == e
                 else:
                     assert seen is None
+            elif isinstance(e, Gestured) and e.seen_by is not None:
+                # attention: the gesture is named only to the seats that saw it (S0 "Watch the
+                # other pair's faces"); everyone else learns only that the player moved.
+                assert table.rules.attention and not e.heard
+                assert seen == (e if seat is not None and seat in e.seen_by
+                                else Moved(e.t, e.seat))
+                assert e.seat in e.seen_by
+            elif isinstance(e, GestureSeen):
+                assert seen == (e if seat is not None and seat == e.by else None)
             else:
                 assert seen == e
 
@@ -532,6 +581,7 @@ OPTION_CHOICES: dict[str, tuple[Any, ...]] = {
     "fake_signals": ("allowed", "banned"), "dealer": ("rotate_left", "fixed", "non_playing"),
     "objection_s": (1.0, 5.0), "double_stop_on": ("four_of_a_kind", "two_of_a_kind"),
     "decks": ("auto", 2), "heard_signals": (True, False), "table_chat": (True, False),
+    "attention": (False, True),
 }
 
 
@@ -651,7 +701,8 @@ def test_actions_round_trip_through_json(preset: str, seed: int) -> None:
             parsed = action_from_dict(data)
         except Rejected:
             # Only actions whose fields are malformed on purpose may fail to parse.
-            assert isinstance(action, Call) and action.kind not in CALL_KINDS
+            assert (isinstance(action, Call) and action.kind not in CALL_KINDS) or (
+                isinstance(action, Look) and action.at in ("floor", True))
             continue
         assert parsed == action
 
@@ -720,3 +771,169 @@ def test_legal_moves_are_exactly_the_accepted_moves(rules: RuleSet, seed: int, s
     driver = Driver(rules, random.Random(seed))
     driver.check_legal = True
     driver.run(steps)
+
+
+# == attention: who saw which gesture ==============================================================
+def expected_sightings(rules: RuleSet, events: list[Event]) -> list[set[tuple[float, int]]]:
+    """The test's own model of the attention rule, from the public events alone: per seat, the
+    gestures ``(made_at, gesturer)`` it should see. S0 "Watch the other pair's faces more than their
+    hands ... looks at their partner; the signal comes a moment after": a seat sees a seen gesture
+    when its look is on the gesturer as it is made, or lands on it within GESTURE_S; the gesturer
+    sees its own; a heard gesture reaches everyone."""
+    n = rules.players
+    looks: list[Any] = ["hand"] * n
+    going: list[tuple[float, int]] = []
+    seen: list[set[tuple[float, int]]] = [set() for _ in range(n)]
+    for e in events:
+        if isinstance(e, Looked):
+            looks[e.seat] = e.at
+            for made_at, gesturer in going:
+                if gesturer == e.at and made_at <= e.t < made_at + GESTURE_S:
+                    seen[e.seat].add((made_at, gesturer))
+        elif isinstance(e, Gestured):
+            if e.heard or not rules.attention:
+                for s in range(n):
+                    seen[s].add((e.t, e.seat))
+                continue
+            going.append((e.t, e.seat))
+            seen[e.seat].add((e.t, e.seat))
+            for s in range(n):
+                if looks[s] == e.seat:
+                    seen[s].add((e.t, e.seat))
+    return seen
+
+
+def named_gestures(events: list[dict[str, Any]]) -> set[tuple[float, int]]:
+    """The gestures a seat's messages name: ``(made_at, gesturer)`` of each one they name. No
+    other message may carry a gesture at all."""
+    out: set[tuple[float, int]] = set()
+    for d in events:
+        if d["type"] == "gestured":
+            out.add((d["t"], d["seat"]))
+        elif d["type"] == "gesture_seen":
+            out.add((d["made_at"], d["seat"]))
+        else:
+            assert not (card_texts(d) & set(PALETTE_NAMES)) or d["type"] == "signals_agreed", d
+    return out
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(20, STEPS), pairs=st.sampled_from(PAIRS))
+def test_attention_no_seat_is_told_a_gesture_it_did_not_see(preset: str, seed: int, steps: int,
+                                                            pairs: int) -> None:
+    """Random games of every preset with ``attention`` on: each seat's events (as JSON, the form
+    sent) name exactly the gestures the rule lets it see, no more, no fewer (S0 "Half of Kemps is
+    watching your partner without looking as though you are"); a spectator without a look is told
+    none of them (only that players moved, and what everyone hears); and replaying the record
+    gives every seat the very same messages. (Views name no gesture anyone made: only the seat's
+    own pair's signals and the palette names it may not use.)"""
+    rules = PRESETS[preset].replace(attention=True, pairs=pairs)
+    driver = Driver(rules, random.Random(seed))
+    driver.run(steps)
+    table, events = driver.table, driver.events
+    expected = expected_sightings(rules, events)
+    replayed = replay(driver.rec.record)
+    assert len(replayed.events) == len(events)
+    for seat in [None, *range(table.n)]:
+        mine = [event_to_dict(e) for e in events_for(events, seat, table.pairs)]
+        mine = json.loads(json.dumps(mine))
+        named = named_gestures(mine)
+        if seat is None:
+            heard = {(t, g) for t, g in set.intersection(*expected) if any(
+                isinstance(e, Gestured) and e.heard and (e.t, e.seat) == (t, g) for e in events)}
+            assert named == heard
+        else:
+            assert named == expected[seat], seat
+        again = [event_to_dict(e) for e in events_for(replayed.events, seat, table.pairs)]
+        assert json.loads(json.dumps(again)) == mine
+    gestures = [e for e in events if isinstance(e, Gestured) and not e.heard]
+    assert all(e.seen_by is not None for e in gestures)
+
+
+def test_attention_property_games_do_see_and_miss_gestures() -> None:
+    """The random driver's attention games are not vacuous: across a few of them, seats see
+    gestures at the moment, see them by a glance that lands, and miss them."""
+    at_once = glances = missed = 0
+    for seed in range(6):
+        rules = PRESETS["pagat"].replace(attention=True)
+        driver = Driver(rules, random.Random(seed))
+        driver.run(STEPS)
+        for e in driver.events:
+            if isinstance(e, Gestured) and e.seen_by is not None:
+                at_once += len(e.seen_by) - 1
+                missed += rules.players - len(e.seen_by)
+            glances += isinstance(e, GestureSeen)
+    assert at_once > 0 and glances > 0 and missed > 0, (at_once, glances, missed)
+
+
+class WatchedDriver(Driver):
+    """The random driver with one spectator whose own look (kept here, as the server keeps it)
+    changes at random moments, at most every LOOK_GAP_S: what it is told is collected as JSON."""
+
+    def __init__(self, rules: RuleSet, rng: random.Random) -> None:
+        super().__init__(rules, rng)
+        self.look: Any = None
+        self.since: float | None = None
+        self.told: list[dict[str, Any]] = []
+        self.timeline: list[tuple[str, Any]] = []  # ("events", [...]) and ("look", (t, at))
+
+    def after(self, events: list[Event]) -> None:
+        super().after(events)
+        table = self.table
+        self.timeline.append(("events", events))
+        self.told += [event_to_dict(e) for e in spectator_events_for(events, self.look,
+                                                                    table.pairs)]
+        if self.rng.random() < 0.4 and table.clock > float("-inf"):
+            at: Any = self.rng.choice([*range(table.n), "middle", "hand", table.n])
+            going = [s for s in range(table.n) if table.gestures_in_progress(s, table.clock)]
+            if going and self.rng.random() < 0.6:
+                at = self.rng.choice(going)
+            try:
+                check_spectator_look(table, at, self.look, self.since, table.clock)
+            except Rejected:
+                return
+            self.look, self.since = at, table.clock
+            self.timeline.append(("look", (table.clock, at)))
+            self.told += [event_to_dict(e) for e in spectator_glance(table, at, table.clock)]
+
+
+def spectator_should_see(rules: RuleSet, timeline: list[tuple[str, Any]]
+                         ) -> set[tuple[float, int]]:
+    """The model: a spectator sees a seen gesture when its own look is on the gesturer as it is
+    made or lands on it within GESTURE_S, and hears every heard one."""
+    look: Any = None
+    going: list[tuple[float, int]] = []
+    seen: set[tuple[float, int]] = set()
+    for kind, item in timeline:
+        if kind == "look":
+            t, look = item
+            seen |= {(m, g) for m, g in going if g == look and m <= t < m + GESTURE_S}
+            continue
+        for e in item:
+            if isinstance(e, Gestured):
+                if e.heard or look == e.seat:
+                    seen.add((e.t, e.seat))
+                if not e.heard:
+                    going.append((e.t, e.seat))
+    return seen
+
+
+@pytest.mark.parametrize("preset", ["pagat", "squarescores", "points-to-five",
+                                    "seed2-tournament"])
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(20, STEPS), pairs=st.sampled_from(PAIRS))
+def test_attention_a_spectator_is_told_only_what_its_own_look_saw(preset: str, seed: int,
+                                                                   steps: int, pairs: int) -> None:
+    """Issue 11 "Spectators follow the same rule with a look of their own": over random games with
+    a spectator changing its look at random, what it is told (:func:`spectator_events_for` and
+    :func:`spectator_glance`) names exactly the gestures its look saw, and nothing private to any
+    seat."""
+    rules = PRESETS[preset].replace(attention=True, pairs=pairs)
+    driver = WatchedDriver(rules, random.Random(seed))
+    driver.run(steps)
+    assert named_gestures(driver.told) == spectator_should_see(rules, driver.timeline)
+    assert all(d.get("by") is None for d in driver.told if d["type"] == "gesture_seen")
+    assert not any(d["type"] in ("signals_agreed",) for d in driver.told)

@@ -263,3 +263,57 @@ def test_the_host_replaces_or_removes_a_person_during_a_match(tmp_path: Path) ->
     assert seen[:3] == ["club", True, "not_a_person"]
     assert seen[3:5] == [None, False]
     assert seen[5:] == ["bot", None, True, None, None]
+
+
+def test_a_spectator_s_own_look_decides_which_gestures_it_sees(tmp_path: Path) -> None:
+    """Issue 11: spectators follow the attention rule with a look of their own that no one else
+    sees (S0 "Half of Kemps is watching"), so a spectator cannot relay what a player missed."""
+
+    async def run() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+        storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'k.db'}")
+        await storage.start()
+        writer = Writer(storage)
+        writer.start()
+        rules = find_preset("pagat").replace(attention=True, idle_sweep_s=0.0)
+        room = Room("LOOKS", rules, SETTINGS, writer)
+        room.take_seat(0, "Alice")
+        room.take_seat(1, "Ben")
+        room.fill_with_bots("simple")
+        watching, elsewhere = Collector(None), Collector(None)
+        tasks = [asyncio.create_task(c.writer()) for c in (watching, elsewhere)]
+        room.attach(watching)
+        room.attach(elsewhere)
+        room.start()
+        room.handle_action(0, {"type": "agree_signals", "signals": ["wink"]})
+        room.handle_action(1, {"type": "agree_signals", "signals": ["nod"]})
+        room.mark_ready(0)
+        room.mark_ready(1)
+        await settle(0.4)
+        assert room.driver is not None and room.driver.table.phase == "play"
+        room.spectator_look(watching, 1, ref=5)  # looks at Ben; the other watches the middle
+        room.spectator_look(elsewhere, "middle")
+        refused = []
+        try:
+            room.spectator_look(elsewhere, "hand")  # a spectator has no hand
+        except Rejected as err:
+            refused.append(err.code)
+        await settle(0.35)
+        room.handle_action(1, {"type": "gesture", "gesture": "scratch_nose"})
+        await writer.sync(5.0)
+        await settle(0.05)
+        room.close()
+        await writer.stop()
+        for t in tasks:
+            t.cancel()
+        await storage.close()
+        seen = [e for m in watching.of("update") for e in m["events"]
+                if e["type"] in ("gestured", "moved") and e["seat"] == 1]
+        missed = [e for m in elsewhere.of("update") for e in m["events"]
+                  if e["type"] in ("gestured", "moved") and e["seat"] == 1]
+        return seen, missed, refused
+
+    seen, missed, refused = asyncio.run(run())
+    assert [e["type"] for e in seen] == ["gestured"] and seen[0]["gesture"] == "scratch_nose"
+    assert seen[0]["text"] and "Ben" in seen[0]["text"]
+    assert [e["type"] for e in missed] == ["moved"] and "gesture" not in missed[0]
+    assert refused == ["bad_look"]

@@ -15,9 +15,12 @@ from typing import Any, Final, Literal
 
 from kemps.cards import Card, parse_card
 from kemps.errors import CardError, Rejected
+from kemps.gestures import LOOK_PLACES
 
 CallKind = Literal["kemps", "stop", "double_kemps", "double_stop"]
 CALL_KINDS: Final = ("kemps", "stop", "double_kemps", "double_stop")
+#: Where a seat looks (``RuleSet.attention``): another seat's number, the middle, or its own cards.
+LookAt = int | Literal["middle", "hand"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,17 @@ class Gesture:
 
 
 @dataclass(frozen=True, slots=True)
+class Look:
+    """Look at another seat (``at`` its number), at the middle (``"middle"``) or at one's own cards
+    (``"hand"``), in full view of the table: only where ``RuleSet.attention`` is on, at most once
+    every :data:`kemps.gestures.LOOK_GAP_S` seconds (S0 "Half of Kemps is watching your partner
+    without looking as though you are"). Wire form ``{"type": "look", "at": 2}``."""
+
+    seat: int
+    at: LookAt
+
+
+@dataclass(frozen=True, slots=True)
 class Chat:
     """Say something at the table (``table_chat``), at most 200 characters."""
 
@@ -134,12 +148,12 @@ class RuleTableTalk:
     seat: None = None
 
 
-Action = Deal | Go | Swap | Grab | Discard | ProposeStall | Object | Gesture | Chat | \
+Action = Deal | Go | Swap | Grab | Discard | ProposeStall | Object | Gesture | Look | Chat | \
     AgreeSignals | Call | RuleTableTalk
 
 ACTION_TYPES: Final[dict[str, type[Any]]] = {
     "deal": Deal, "go": Go, "swap": Swap, "grab": Grab, "discard": Discard,
-    "stall": ProposeStall, "object": Object, "gesture": Gesture, "chat": Chat,
+    "stall": ProposeStall, "object": Object, "gesture": Gesture, "look": Look, "chat": Chat,
     "agree_signals": AgreeSignals, "call": Call, "table_talk": RuleTableTalk,
 }
 ACTION_NAMES: Final[dict[type[Any], str]] = {v: k for k, v in ACTION_TYPES.items()}
@@ -203,6 +217,10 @@ def action_from_dict(data: Any) -> Action:
                 raise Rejected("bad_action", f"A {kind} action is the table's, not a seat's.")
         elif name in ("gesture", "text", "kind") and not isinstance(value, str):
             raise Rejected("bad_action", f"Field {name!r} must be text.")
+        elif name == "at" and not (value in LOOK_PLACES if isinstance(value, str) else (
+                isinstance(value, int) and not isinstance(value, bool))):
+            raise Rejected("bad_action", "Field 'at' must be a seat number, \"middle\" or "
+                           "\"hand\".")
         kwargs[name] = value
     missing = [n for n, f in fields.items() if n not in kwargs
                and f.default is dataclasses.MISSING]

@@ -67,6 +67,7 @@ class Pairing:
     stops_wrong: int = 0
     idle_gestures: int = 0
     wrong_on_idle: int = 0
+    stopped_right: int = 0
     seeds: list[int] = field(default_factory=list, repr=False)
 
     @property
@@ -97,6 +98,7 @@ class Pairing:
         self.stops_wrong += stats.stops_wrong
         self.idle_gestures += stats.idle_gestures
         self.wrong_on_idle += stats.wrong_on_idle
+        self.stopped_right += stats.stopped_right
 
     @property
     def rate(self) -> float:
@@ -123,7 +125,9 @@ class Pairing:
 class MatchStats:
     """One match seen from ``first``'s side: ``outcome`` 1 / -1 / 0 (first won / lost / draw),
     ``unfinished`` 1 when time ran out; ``first``'s right and wrong Stop Kemps; idle gestures of
-    ``second``'s pairs and ``first``'s wrong Stop Kemps on those pairs."""
+    ``second``'s pairs and ``first``'s wrong Stop Kemps on those pairs; ``stopped_right``: right
+    Stop Kemps that ``second``'s players called on ``first``'s pairs (how often ``first``'s
+    signals were read)."""
 
     outcome: int = 0
     unfinished: int = 0
@@ -131,6 +135,7 @@ class MatchStats:
     stops_wrong: int = 0
     idle_gestures: int = 0
     wrong_on_idle: int = 0
+    stopped_right: int = 0
 
 
 def player_factory(name: str) -> BotFactory:
@@ -203,10 +208,14 @@ def play_match_stats(args: tuple[RuleSet, str, str, int, int]) -> MatchStats:
                 pending[:] = [e]
             elif isinstance(e, CallJudged) and pending:
                 call = pending.pop()
-                if call.kind not in ("stop", "double_stop") or level_of[call.seat % pairs] != first:
+                if call.kind not in ("stop", "double_stop"):
                     continue
                 on = call.on_pair if call.on_pair is not None else (
                     (call.on_seat or 0) % pairs)
+                if level_of[call.seat % pairs] != first:
+                    if e.right and level_of[on] == first:
+                        stats.stopped_right += 1
+                    continue
                 if e.right:
                     stats.stops_right += 1
                 else:
@@ -291,13 +300,13 @@ def results_table(results: Sequence[Pairing]) -> list[list[str]]:
                      str(p.second_wins), str(p.draws), f"{p.rate:.1%}",
                      f"{low:.1%} - {high:.1%}", str(p.unfinished),
                      f"{p.stops_right}/{p.stops_wrong}", f"{p.stop_precision:.1%}",
-                     f"{p.wrong_on_idle}/{p.idle_gestures}"])
+                     f"{p.wrong_on_idle}/{p.idle_gestures}", str(p.stopped_right)])
     return rows
 
 
 HEADERS: Final = ["Pairing", "Matches", "Wins", "Losses", "Draws", "Win rate (first)", "95% CI",
                   "Unfinished", "Stop right/wrong (first)", "Stop precision",
-                  "Wrong stops / idle gestures (second)"]
+                  "Wrong stops / idle gestures (second)", "Right stops against first"]
 
 
 def markdown(results: Sequence[Pairing], command: str, seconds: float) -> str:
@@ -330,6 +339,9 @@ def register(app: typer.Typer) -> None:
                          ] = "pagat",
         seed: Annotated[int, typer.Option(help="Arena seed (each match's seed derives from it)."
                                           )] = 1,
+        set_: Annotated[list[str] | None, typer.Option(
+            "--set", help="Change a rule option: --set option=value (repeatable), e.g. --set "
+                          "attention=true.")] = None,
         families: Annotated[str, typer.Option(
             help="Comma-separated opponent families (" + ", ".join(FAMILY_NAMES) + "): every "
             "level plays each of them instead of the other levels.")] = "",
@@ -353,7 +365,7 @@ def register(app: typer.Typer) -> None:
         from kemps.cli import _fail, build_rules, console, err_console
 
         try:
-            rule_set = build_rules(rules, pairs, None)
+            rule_set = build_rules(rules, pairs, set_)
             names = [find_level(x) for x in levels.split(",") if x.strip()]
             fams = [find_family(x) for x in families.split(",") if x.strip()]
         except KempsError as err:
@@ -373,7 +385,8 @@ def register(app: typer.Typer) -> None:
         seconds = time.perf_counter() - started
         command = (f"kemps arena --levels {','.join(names)} --matches {matches} --pairs "
                    f"{rule_set.pairs} --rules {rules} --seed {seed}"
-                   + (f" --families {','.join(fams)}" if fams else ""))
+                   + (f" --families {','.join(fams)}" if fams else "")
+                   + "".join(f" --set {item}" for item in set_ or []))
         if as_json:
             print(json.dumps({"command": command, "rules": rule_set.name,
                               "pairs": rule_set.pairs, "seed": seed, "matches": matches,
@@ -383,7 +396,8 @@ def register(app: typer.Typer) -> None:
             t = RichTable(title=f"Arena: {rule_set.name}, {rule_set.pairs} pairs, {matches} "
                                 f"matches a pairing, seed {seed}")
             for h in HEADERS:
-                t.add_column(h, justify="left" if h == "Pairing" else "right")
+                t.add_column(h, justify="left" if h == "Pairing" else "right",
+                             no_wrap=h == "Pairing")
             for row in results_table(results):
                 t.add_row(*row)
             console.print(t)

@@ -48,7 +48,8 @@ from kemps.views import events_for, view_for
 HUDDLE_S: Final = 45.0
 #: Seconds between hands once every person is ready (or at a table of bots only).
 READY_HUDDLE_S: Final = 3.0
-#: A person's hands: one seat never acts twice within this many seconds (bots keep to it too).
+#: A person's hands: a bot's seat never acts twice within this many seconds (people are held by
+#: the server's per-seat message rate, kemps.server.limits; the environment holds its agents).
 MIN_GAP_S: Final = 0.25
 #: A hand this long with no call judged is stuck: the bots are nudged to let a card go.
 STUCK_S: Final = 600.0

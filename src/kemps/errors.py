@@ -52,7 +52,8 @@ REJECTION_CODES: frozenset[str] = frozenset({
     "holding_five", "not_holding", "same_card", "not_dealer", "no_stall", "stall_pending",
     "objection_pending", "already_objected", "already_agreed", "not_your_partner", "own_pair", "not_opposite",
     "need_target", "calls_disabled", "heard_forbidden", "chat_forbidden", "unknown_gesture",
-    "fake_signal", "no_huddle", "table_talk_allowed",
+    "fake_signal", "no_huddle", "table_talk_allowed", "no_attention", "bad_look", "same_look",
+    "look_too_soon",
 })
 
 

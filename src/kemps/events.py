@@ -149,12 +149,54 @@ class StockReshuffled:
 
 @dataclass(frozen=True, slots=True)
 class Gestured:
-    """``seat`` made ``gesture`` (``heard``: a sound, else seen)."""
+    """``seat`` made ``gesture`` (``heard``: a sound, else seen).
+
+    ``seen_by`` is None when everyone perceives it (a table without ``attention``, or a heard
+    gesture: S0 "a cough, a word" reach every ear); at an ``attention`` table a seen gesture's
+    ``seen_by`` lists the seats that saw it as it was made: the gesturer and every seat looking at
+    it. Every other seat (and a spectator) gets :class:`Moved` instead (:func:`kemps.views.event_for`).
+    """
 
     t: float
     seat: int
     gesture: str
     heard: bool
+    seen_by: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """``seat`` made a gesture that the viewer did not see (``attention``): only that this player
+    moved, never which gesture. Made by :func:`kemps.views.event_for` from a :class:`Gestured`."""
+
+    t: float
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Looked:
+    """``seat`` now looks ``at`` another seat, the middle or its own cards (``attention``; public,
+    as at a real table). Also when a swap or grab moved the taker's look to the middle (S0 "A
+    player who has just made four of a kind stops swapping ... and looks at their partner": a
+    player collecting cannot watch)."""
+
+    t: float
+    seat: int
+    at: int | Literal["middle", "hand"]
+
+
+@dataclass(frozen=True, slots=True)
+class GestureSeen:
+    """``by``'s look landed on ``seat`` at ``t`` while its gesture ``gesture`` (made at
+    ``made_at``) was still going on (within :data:`kemps.gestures.GESTURE_S`), so ``by`` saw it.
+    Private: only ``by`` receives it (``by`` None: a spectator's own look,
+    :func:`kemps.views.spectator_glance`)."""
+
+    t: float
+    seat: int
+    gesture: str
+    made_at: float
+    by: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,16 +299,16 @@ class MatchEnded:
 
 
 Event = (HandDealt | PlayOpened | Swapped | Grabbed | Discarded | HoldExpired | StallProposed
-         | Objected | ObjectionLapsed | StallResumed | StallCancelled | Swept | StockReshuffled | Gestured | Chatted
-         | SignalsAgreed | Called | CallVoid | Revealed | CallJudged | Scored | TableTalkRuled
-         | HandEnded | MatchEnded)
+         | Objected | ObjectionLapsed | StallResumed | StallCancelled | Swept | StockReshuffled
+         | Gestured | Moved | Looked | GestureSeen | Chatted | SignalsAgreed | Called | CallVoid
+         | Revealed | CallJudged | Scored | TableTalkRuled | HandEnded | MatchEnded)
 
 EVENT_NAMES: Final[dict[type[Any], str]] = {
     cls: "".join("_" + ch.lower() if ch.isupper() else ch for ch in cls.__name__).lstrip("_")
     for cls in (HandDealt, PlayOpened, Swapped, Grabbed, Discarded, HoldExpired, StallProposed,
-                Objected, ObjectionLapsed, StallResumed, StallCancelled, Swept, StockReshuffled, Gestured, Chatted,
-                SignalsAgreed, Called, CallVoid, Revealed, CallJudged, Scored, TableTalkRuled,
-                HandEnded, MatchEnded)}
+                Objected, ObjectionLapsed, StallResumed, StallCancelled, Swept, StockReshuffled,
+                Gestured, Moved, Looked, GestureSeen, Chatted, SignalsAgreed, Called, CallVoid,
+                Revealed, CallJudged, Scored, TableTalkRuled, HandEnded, MatchEnded)}
 
 
 def _plain(value: Any) -> Any:
@@ -277,10 +319,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_FIELD_NAMES: dict[type[Any], tuple[tuple[str, bool], ...]] = {}
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON form: ``{"type": "swapped", "t": 1.5, "seat": 0, "took": ["7H"], ...}``; cards as
-    text, a hidden card as ``null``."""
-    out: dict[str, Any] = {"type": EVENT_NAMES[type(event)]}
-    for f in dataclasses.fields(event):
-        out[f.name] = _plain(getattr(event, f.name))
+    text, a hidden card as ``null``. A field whose default is None is left out while None
+    (``Gestured.seen_by`` at a table without attention), so those events read as they always
+    have."""
+    cls = type(event)
+    fields = _FIELD_NAMES.get(cls)
+    if fields is None:  # dataclasses.fields is slow: once per class
+        fields = _FIELD_NAMES[cls] = tuple((f.name, f.default is None)
+                                           for f in dataclasses.fields(event))
+    out: dict[str, Any] = {"type": EVENT_NAMES[cls]}
+    for name, omit_none in fields:
+        value = getattr(event, name)
+        if value is None and omit_none:
+            continue
+        out[name] = _plain(value)
     return out

@@ -49,3 +49,14 @@ PALETTE: Final[dict[str, Gesture]] = {g.name: g for g in (
 SEEN: Final = tuple(n for n, g in PALETTE.items() if g.kind == "seen")
 HEARD: Final = tuple(n for n, g in PALETTE.items() if g.kind == "heard")
 MAX_SIGNALS: Final = 3
+
+# -- attention (``RuleSet.attention``; S0 "Half of Kemps is watching your partner without looking
+# as though you are") ---------------------------------------------------------------------------
+#: A seen gesture lasts this many seconds: a seat whose look is on the gesturer at any moment in
+#: ``[t, t + GESTURE_S)`` sees which gesture it was (at the gesture, or when its look lands).
+GESTURE_S: Final = 1.0
+#: A seat changes its look at most once every this many seconds (human pace: the eyes settle on
+#: something for about a third of a second); a faster look is refused (``look_too_soon``).
+LOOK_GAP_S: Final = 0.3
+#: Where a seat can look besides another seat: the middle, or its own cards.
+LOOK_PLACES: Final = ("middle", "hand")

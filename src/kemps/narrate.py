@@ -15,11 +15,14 @@ from kemps.events import (
     Discarded,
     Event,
     Gestured,
+    GestureSeen,
     Grabbed,
     HandDealt,
     HandEnded,
     HoldExpired,
+    Looked,
     MatchEnded,
+    Moved,
     Objected,
     ObjectionLapsed,
     PlayOpened,
@@ -48,11 +51,13 @@ def pair_name(table: Table, pair: int) -> str:
 
 
 def describe(table: Table, event: Event, omniscient: bool = False,
-             seat: int | None = None) -> str | None:
+             seat: int | None = None, as_seen: bool = False) -> str | None:
     """One line for ``event`` (None for events not worth a line), as ``seat`` may see it (None: a
-    spectator) unless ``omniscient``. ``table`` supplies names and rules (its current state is not
-    read). The server sends these lines with each event, so every screen words a move alike."""
-    e = event if omniscient else event_for(event, seat, table.pairs)
+    spectator) unless ``omniscient``; ``as_seen``: ``event`` is already what the viewer was told
+    (redacted by :mod:`kemps.views`, e.g. for a spectator's own look), so it is worded as it is.
+    ``table`` supplies names and rules (its current state is not read). The server sends these
+    lines with each event, so every screen words a move alike."""
+    e = event if omniscient or as_seen else event_for(event, seat, table.pairs)
     if e is None:
         return None
     names, r = table.names, table.rules
@@ -96,6 +101,15 @@ def describe(table: Table, event: Event, omniscient: bool = False,
         return f"The swept cards are shuffled into a new stock of {e.stock_count}."
     if isinstance(e, Gestured):
         return f"{names[e.seat]} {PALETTE[e.gesture].label}."
+    if isinstance(e, Moved):
+        return f"{names[e.seat]} moves."
+    if isinstance(e, Looked):
+        where = {"middle": "the middle", "hand": "their cards"}
+        at = where[e.at] if isinstance(e.at, str) else names[e.at]
+        return f"{names[e.seat]} looks at {at}."
+    if isinstance(e, GestureSeen):
+        who = "A spectator" if e.by is None else names[e.by]
+        return f"{who} glances at {names[e.seat]}, who {PALETTE[e.gesture].label}."
     if isinstance(e, Chatted):
         return f"{names[e.seat]}: \u201c{e.text}\u201d"
     if isinstance(e, SignalsAgreed):

@@ -57,7 +57,7 @@ class MatchRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form (see the module docstring)."""
-        return {"format": FORMAT, "version": VERSION, "rules": self.rules.to_dict(),
+        return {"format": FORMAT, "version": VERSION, "rules": self.rules.to_dict(record=True),
                 "names": list(self.names), "first_dealer": self.first_dealer,
                 "actions": [{"t": t, **action_to_dict(a)} for t, a in self.actions],
                 "end": self.end, "meta": self.meta}

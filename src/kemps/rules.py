@@ -49,7 +49,11 @@ _CHOICES: Final[dict[str, tuple[object, ...]]] = {
     "double_stop_on": ("four_of_a_kind", "two_of_a_kind"),
 }
 _BOOLS: Final = ("heard_signals", "table_chat", "multi_swap", "immune_while_holding",
-                 "wrong_call_ends_round", "double_calls")
+                 "wrong_call_ends_round", "double_calls", "attention")
+#: Options added after match-record format 1, with the value that plays the game as it was: a
+#: record carries one only when it differs (so a record of such a game is byte for byte as before,
+#: and every older record reads as that game).
+_LATE_OPTIONS: Final[dict[str, object]] = {"attention": False}
 _SECONDS: Final = ("start_countdown_s", "hold_limit_s", "sweep_countdown_s", "idle_sweep_s",
                    "objection_s")
 _INTS: Final = ("pairs", "target", "hands", "double_right", "double_wrong")
@@ -70,6 +74,16 @@ class RuleSet:
         table_talk: ``"forbidden"``: a signal meaning anything but four of a kind loses the match
             (S1, S2); ``"allowed"`` (S4).
         fake_signals: ``"allowed"`` (S0, S1, S2) or ``"banned"`` (S2 "some rule books ban them").
+        attention: where each player looks is modelled (S0 "Half of Kemps is watching your
+            partner without looking as though you are"; "Watch the other pair's faces more than
+            their hands"; S2 signals row 9 "keep every signal above the table, where the other
+            team has a fair chance to see it"). Each seat looks at another seat, the middle or its
+            own cards, in full view (a ``look`` action, at most once every
+            :data:`kemps.gestures.LOOK_GAP_S` = 0.3 s); a swap or grab moves the taker's look to
+            the middle; a seen gesture lasts :data:`kemps.gestures.GESTURE_S` = 1 s and only a seat
+            whose look is on the gesturer at some moment of it sees which gesture it was (the
+            others learn only that the player moved); heard gestures reach everyone. Off in every
+            preset (today's game); online tables turn it on.
         dealer: ``"rotate_left"`` (S0), ``"fixed"`` (S1, S2) or ``"non_playing"``: a dealer who
             is not playing (S2 tournament row 7 "Give each table a dealer who is not playing, to
             sweep the cards and judge the first touch"); online that dealer is the table itself
@@ -125,6 +139,7 @@ class RuleSet:
     table_chat: bool = True
     table_talk: TableTalk = "forbidden"
     fake_signals: FakeSignals = "allowed"
+    attention: bool = False
     dealer: Dealer = "fixed"
     start: Start = "on_deal"
     start_countdown_s: float = 3.0
@@ -199,10 +214,17 @@ class RuleSet:
             changes["name"] = "custom"
         return dataclasses.replace(self, aliases=(), **changes)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every option as JSON-ready data (the form stored in match records)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if f.name != "aliases"}
+    def to_dict(self, record: bool = False) -> dict[str, Any]:
+        """Every option as JSON-ready data. ``record=True``: the form stored in match records,
+        where an option added after record format 1 (``attention``) is left out while it plays
+        the game as before (off), so such records are byte for byte what they were."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+               if f.name != "aliases"}
+        if record:
+            for option, old in _LATE_OPTIONS.items():
+                if out[option] == old:
+                    del out[option]
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
@@ -419,6 +441,10 @@ OPTION_DOCS: Final[dict[str, tuple[str, str, str]]] = {
                    "or is allowed.", "S1, S2; S4"),
     "fake_signals": ("Signals", "Giving your signal without four of a kind is allowed or "
                      "banned.", "S2 signals row 5"),
+    "attention": ("Signals", "Players look somewhere (a player, the middle, their cards) in full "
+                  "view; a gesture (about a second) is seen only by those looking at the "
+                  "gesturer, the others see only a movement; taking a card turns your eyes to the "
+                  "middle.", "S0 Watching your partner, Calling Stop Kemps; S2 signals row 9"),
 }
 
 #: One line per preset, for people choosing a table.

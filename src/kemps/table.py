@@ -23,6 +23,7 @@ The clock: an action stamped earlier than the table's clock is applied at the ta
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import random
@@ -40,6 +41,8 @@ from kemps.actions import (
     Gesture,
     Go,
     Grab,
+    Look,
+    LookAt,
     Object,
     ProposeStall,
     RuleTableTalk,
@@ -55,10 +58,12 @@ from kemps.events import (
     Discarded,
     Event,
     Gestured,
+    GestureSeen,
     Grabbed,
     HandDealt,
     HandEnded,
     HoldExpired,
+    Looked,
     MatchEnded,
     Objected,
     ObjectionLapsed,
@@ -74,7 +79,7 @@ from kemps.events import (
     Swept,
     TableTalkRuled,
 )
-from kemps.gestures import MAX_SIGNALS, PALETTE
+from kemps.gestures import GESTURE_S, LOOK_GAP_S, LOOK_PLACES, MAX_SIGNALS, PALETTE
 from kemps.rules import RuleSet
 from kemps.scoring import (
     Award,
@@ -97,7 +102,11 @@ class LegalMoves:
     ``(on_seat, on_pair)`` targets a Stop (double Stop) call may name; ``gestures_refused`` the
     palette names it may not make now (heard ones at a silent table, its own pair's signal where
     fakes are banned and it holds no four of a kind): every other palette gesture is allowed.
-    (Listed as refusals so that a view names no gesture beyond what the seat already knows.)"""
+    (Listed as refusals so that a view names no gesture beyond what the seat already knows.)
+    ``looks`` (``attention`` tables) are the places the seat may turn its look to: every other
+    seat, ``"middle"`` and ``"hand"``, but not where it already looks; a look is accepted from
+    table time ``look_from`` on (None: at any time), :data:`kemps.gestures.LOOK_GAP_S` after its
+    last change of look."""
 
     swap: bool = False
     grab: bool = False
@@ -112,28 +121,33 @@ class LegalMoves:
     double_kemps: bool = False
     stop: tuple[tuple[int | None, int], ...] = ()
     double_stop: tuple[tuple[int | None, int], ...] = ()
+    looks: tuple[LookAt, ...] = ()
+    look_from: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; targets as ``{"on_seat", "on_pair"}`` objects."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("stop", "double_stop"):
+        for name in _LEGAL_FIELDS:
+            v = getattr(self, name)
+            if name in ("stop", "double_stop"):
                 v = [{"on_seat": a, "on_pair": b} for a, b in v]
             elif isinstance(v, tuple):
                 v = list(v)
-            out[f.name] = v
+            out[name] = v
         return out
 
 
 _OVER: Final = LegalMoves(gestures_refused=tuple(PALETTE))
+#: LegalMoves's field names, found once (dataclasses.fields is slow on every view).
+_LEGAL_FIELDS: Final = tuple(f.name for f in dataclasses.fields(LegalMoves))
 
 #: Every slot of :class:`Table` that an action or a timer can change, in one place: a rejected
 #: action puts exactly these back (the reshuffle generator's state is kept beside them). The
 #: other slots are fixed at seating (tests check the two lists cover every slot).
 _STATE: Final = ("phase", "hand_no", "dealer", "hands", "middle", "stock", "swept", "scores",
                  "decided_hands", "revealed", "ranks", "_opens_at", "_stall_deadline",
-                 "_objectors", "_objected", "_agreed", "_idle_from", "_holding")
+                 "_objectors", "_objected", "_agreed", "_idle_from", "_holding", "looks",
+                 "_look_at", "_gestures")
 _FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack")
 # Not put back on a rejection, on purpose: ``signals`` (changed only by an agreement, which
 # fires no timer and cannot fail after its checks), ``version`` and ``_clock`` (moved only on
@@ -163,6 +177,9 @@ def _stop_targets(rules: RuleSet, seat: int, kind: str) -> tuple[tuple[int | Non
 MAX_CHAT: Final = 200
 MAX_NAME: Final = 40
 _PACKS: Final = {d: frozenset(new_pack(d)) for d in (1, 2)}
+#: The actions that may come with ``seat=None``: the table's own (a deal, a ruling) and a dealer's
+#: who is not playing (Go, a sweep); every other action is a player's.
+_SEATLESS: Final = frozenset({Deal, RuleTableTalk, Go, ProposeStall})
 
 
 class Table:
@@ -173,14 +190,17 @@ class Table:
     deal), ``dealer``, ``hands`` (per seat), ``middle`` (4 slots, ``None`` = empty), ``stock``
     (top is the last element), ``swept``, ``scores`` (letters or points per pair), ``signals``
     (per pair), ``revealed`` (seat -> cards shown this hand), ``version`` (goes up by one with
-    every accepted action and every fired timer batch), ``ranks`` (per pair once over).
+    every accepted action and every fired timer batch), ``ranks`` (per pair once over),
+    ``looks`` (per seat, where it looks: another seat, ``"middle"`` or ``"hand"``; every seat
+    looks at its own cards until it looks elsewhere; changes only at ``attention`` tables).
     """
 
     __slots__ = (
         "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_objectors", "_objected", "_agreed",
-        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed")
+        "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed", "looks",
+        "_look_at", "_gestures")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -233,12 +253,17 @@ class Table:
         self._agreed: set[int] = set()
         self._idle_from: float | None = None
         self._holding: dict[int, tuple[float, list[Card]]] = {}
+        # attention: where each seat looks, when its look last changed, and the seen gestures
+        # still going on: [made_at, gesturer, gesture, seats that have seen it].
+        self.looks: list[LookAt] = ["hand"] * n
+        self._look_at: list[float | None] = [None] * n
+        self._gestures: list[tuple[float, int, str, set[int]]] = []
         self._clock = float("-inf")
         self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
             Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
-            Gesture: self._gesture, Chat: self._chat, AgreeSignals: self._agree_signals,
-            Call: self._call, RuleTableTalk: self._table_talk}
+            Gesture: self._gesture, Look: self._look, Chat: self._chat,
+            AgreeSignals: self._agree_signals, Call: self._call, RuleTableTalk: self._table_talk}
 
     # == seating ===================================================================================
     def pair_of(self, seat: int) -> int:
@@ -297,6 +322,12 @@ class Table:
 
         if self.phase == "over":
             return _OVER
+        if self.phase != "huddle" and self._due(self._clock):
+            # A timer due at this very moment (a countdown of 0 s) fires before any action now:
+            # say what the seat may do once it has.
+            probe = copy.deepcopy(self)
+            probe.advance(self._clock)
+            return probe.legal(seat)
         r = self.rules
         in_hand = self.phase in ("dealt", "play")
         calls = in_hand
@@ -306,11 +337,13 @@ class Table:
             object=ok(self._may_object, seat), go=ok(self._may_go, seat),
             chat=r.table_chat, agree_signals=self.phase == "huddle",
             gestures_refused=tuple(name for name in PALETTE
-                                   if not ok(self._may_gesture, seat, name)),
+                                   if self._gesture_refusal(seat, name) is not None),
             kemps=calls, double_kemps=calls and r.double_calls,
             stop=_stop_targets(r, seat, "stop") if calls else (),
             double_stop=_stop_targets(r, seat, "double_stop") if calls and r.double_calls
-            else ())
+            else (),
+            looks=self._look_targets(seat) if r.attention else (),
+            look_from=self._look_from(seat) if r.attention else None)
 
     # == driving ===================================================================================
     def apply(self, action: Action, now: float) -> list[Event]:
@@ -338,7 +371,11 @@ class Table:
         if now < self._clock:  # the table's clock never runs backwards
             now = self._clock
         seat = action.seat
-        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.n):
+        if seat is None:
+            if action.__class__ not in _SEATLESS:
+                raise Rejected("no_such_seat", f"A {type(action).__name__} is a player's: name "
+                               "the seat.")
+        elif seat.__class__ is not int or not 0 <= seat < self.n:
             raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
         if self.phase == "over":
             raise Rejected("match_over", "The match is over.")
@@ -650,6 +687,8 @@ class Table:
         self._idle_from = now
         if self._objectors or self._agreed:
             events += self._touch(seat, now)
+        if self.rules.attention:
+            events += self._look_at_middle(seat, now)
         return events
 
     def _may_grab(self, seat: int) -> None:
@@ -672,7 +711,10 @@ class Table:
         deadline = held[0] if held else now + self.rules.hold_limit_s
         self._holding[seat] = (deadline, (held[1] if held else []) + list(take))
         events: list[Event] = [Grabbed(now, seat, take, tuple(slots), deadline)]
-        return events + self._touch(seat, now)
+        events += self._touch(seat, now)
+        if self.rules.attention:
+            events += self._look_at_middle(seat, now)
+        return events
 
     def _may_discard(self, seat: int) -> None:
         if self.rules.hold_limit_s <= 0:
@@ -837,25 +879,114 @@ class Table:
     def _gesture(self, action: Gesture, now: float) -> list[Event]:
         seat, name = action.seat, action.gesture
         heard = self._may_gesture(seat, name)
-        return [Gestured(now, seat, name, heard)]
+        if heard or not self.rules.attention:
+            return [Gestured(now, seat, name, heard)]  # heard: every ear at the table
+        # attention: seen by the gesturer and by every seat looking at it now; anyone whose look
+        # lands on it within GESTURE_S sees it then (S0 "Watch the other pair's faces").
+        self._forget_gestures(now)
+        seen = {seat} | {s for s, at in enumerate(self.looks) if at == seat}
+        self._gestures.append((now, seat, name, seen))
+        return [Gestured(now, seat, name, heard, tuple(sorted(seen)))]
+
+    # == looks (attention) =========================================================================
+    def _forget_gestures(self, now: float) -> None:
+        """Drop the gestures that ended by ``now`` (their GESTURE_S is over)."""
+        if self._gestures and self._gestures[0][0] + GESTURE_S <= now:
+            self._gestures = [g for g in self._gestures if g[0] + GESTURE_S > now]
+
+    def _look_targets(self, seat: int) -> tuple[LookAt, ...]:
+        current = self.looks[seat]
+        places: list[LookAt] = [s for s in range(self.n) if s != seat]
+        places += LOOK_PLACES
+        return tuple(p for p in places if p != current)
+
+    def _look_from(self, seat: int) -> float | None:
+        last = self._look_at[seat]
+        return None if last is None else last + LOOK_GAP_S
+
+    def _may_look(self, seat: int | None, at: object, now: float) -> None:
+        if seat is None:
+            raise Rejected("no_such_seat", "Only a player looks somewhere.")
+        if not self.rules.attention:
+            raise Rejected("no_attention", "This table does not follow where players look "
+                           "(the attention option is off).")
+        if at.__class__ is int:
+            if not 0 <= at < self.n:
+                raise Rejected("no_such_seat", f"There is no seat {at!r} at this table.")
+            if at == seat:
+                raise Rejected("bad_look", "To look at your own cards, look at your hand.")
+        elif at not in LOOK_PLACES:
+            raise Rejected("bad_look", "Look at another player, the middle or your hand.")
+        if self.looks[seat] == at:
+            raise Rejected("same_look", "You are already looking there.")
+        last = self._look_at[seat]
+        if last is not None and now - last < LOOK_GAP_S - 1e-9:
+            raise Rejected("look_too_soon", f"Eyes move at human pace: one look every "
+                           f"{LOOK_GAP_S:g} s.")
+
+    def _look(self, action: Look, now: float) -> list[Event]:
+        seat, at = action.seat, action.at
+        self._may_look(seat, at, now)
+        self.looks[seat] = at
+        self._look_at[seat] = now
+        events: list[Event] = [Looked(now, seat, at)]
+        if at.__class__ is int and self._gestures:
+            # A glance that lands during a gesture sees it (GESTURE_S): privately, to this seat.
+            self._forget_gestures(now)
+            for made_at, gesturer, name, seen in self._gestures:
+                if gesturer == at and seat not in seen:
+                    seen.add(seat)
+                    events.append(GestureSeen(now, gesturer, name, made_at, seat))
+        return events
+
+    def _look_at_middle(self, seat: int, now: float) -> list[Event]:
+        """S0 "A player who has just made four of a kind stops swapping ... and looks at their
+        partner": a swap or grab is made looking at the middle, so the taker's look moves there
+        (public) and its partner goes unwatched until it looks back."""
+        if self.looks[seat] == "middle":
+            return []
+        self.looks[seat] = "middle"
+        self._look_at[seat] = now
+        return [Looked(now, seat, "middle")]
+
+    def gestures_in_progress(self, seat: int, now: float) -> list[tuple[float, str]]:
+        """``attention``: the seen gestures of ``seat`` still going on at ``now`` (within
+        :data:`kemps.gestures.GESTURE_S` of being made), as ``(made_at, gesture)`` pairs, oldest
+        first. For a spectator's own look (:func:`kemps.views.spectator_glance`); empty at a table
+        without attention."""
+        return [(t, name) for t, s, name, _ in self._gestures
+                if s == seat and t <= now < t + GESTURE_S]
 
     def _may_gesture(self, seat: int, name: object) -> bool:
-        """Check a gesture; True when it is a heard one."""
+        """Check a gesture; True when it is a heard one. Raises Rejected (see
+        :meth:`_gesture_refusal`)."""
+        refusal = self._gesture_refusal(seat, name)
+        if refusal == "unknown_gesture":
+            raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
+        if refusal == "heard_forbidden":
+            raise Rejected("heard_forbidden", "This is a silent table: only gestures that are "
+                           "seen, not heard.")
+        if refusal == "fake_signal":
+            raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
+                           "pair's signal and you do not hold four of a kind.")
+        return PALETTE[name].kind == "heard"  # type: ignore[index]
+
+    def _gesture_refusal(self, seat: int, name: object) -> str | None:
+        """Why ``seat`` may not make gesture ``name`` now (a rejection code), or None. The one
+        check behind both :meth:`_may_gesture` and :meth:`legal` (no exception raised here, so
+        listing the palette in every view stays cheap)."""
         g = PALETTE.get(name) if isinstance(name, str) else None
         if g is None:
-            raise Rejected("unknown_gesture", f"{name!r} is not a gesture in the palette.")
-        heard = g.kind == "heard"
-        if heard and not self.rules.heard_signals:
-            raise Rejected("heard_forbidden", "This is a silent table: only gestures that are seen, "
-                           "not heard.")
+            return "unknown_gesture"
+        if g.kind == "heard" and not self.rules.heard_signals:
+            return "heard_forbidden"
         if (self.rules.fake_signals == "banned" and name in self.signals[self.pair_of(seat)]
                 and not (self.phase in ("dealt", "play") and self.holds_four(seat))):
             # S2 signals row 5 ("Some rule books ban them"): the ban holds in every phase a
             # gesture can be made in, before play opens and between hands too (no hand is four
             # of a kind when no hand is in play).
-            raise Rejected("fake_signal", "Fake signals are banned at this table: that is your "
-                           "pair's signal and you do not hold four of a kind.")
-        return heard
+            return "fake_signal"
+        return None
 
     def _may_chat(self) -> None:
         if not self.rules.table_chat:

@@ -6,6 +6,13 @@ down), counts of everyone else's cards, public events, its own pair's signal agr
 hands the rules have revealed. It never sees another hand before the reveal, the stock order, the
 swept cards' order after a reshuffle, or another pair's signals. A spectator (``seat=None``) sees
 what every player may see and no hand at all.
+
+At an ``attention`` table (S0 "Half of Kemps is watching your partner without looking as though
+you are") every look is public, but a seen gesture is named only to the seats the engine says saw
+it (``Gestured.seen_by``, and a :class:`~kemps.events.GestureSeen` to a seat whose glance landed
+during it); everyone else gets a :class:`~kemps.events.Moved`. A spectator with a look of its own
+(kept by the server, seen by nobody else) gets :func:`spectator_events_for` and
+:func:`spectator_glance`.
 """
 
 from __future__ import annotations
@@ -14,8 +21,19 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from kemps.actions import LookAt
 from kemps.cards import Card
-from kemps.events import Event, HandDealt, SignalsAgreed, event_to_dict
+from kemps.errors import Rejected
+from kemps.events import (
+    Event,
+    Gestured,
+    GestureSeen,
+    HandDealt,
+    Moved,
+    SignalsAgreed,
+    event_to_dict,
+)
+from kemps.gestures import LOOK_GAP_S
 from kemps.table import LegalMoves, Table
 
 
@@ -34,7 +52,8 @@ class SeatView:
     seat to the cards it has shown this hand; times are table seconds. ``legal`` is what this seat
     may do now (:meth:`kemps.table.Table.legal`: swaps, grab/discard, stall/object, Go, chat,
     signals, the gestures it may make, and each call with the targets it may name), from the
-    engine's own checks; None for a spectator.
+    engine's own checks; None for a spectator. ``looks[s]`` is where seat ``s`` looks (another
+    seat's number, ``"middle"`` or ``"hand"``) at an ``attention`` table; empty at any other.
     """
 
     version: int
@@ -67,22 +86,32 @@ class SeatView:
     opens_at: float | None
     ranks: tuple[int, ...] | None
     legal: LegalMoves | None = None
+    looks: tuple[LookAt, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("hand", "middle"):
+        for name in _VIEW_FIELDS or _view_fields():
+            v = getattr(self, name)
+            if name in ("hand", "middle"):
                 v = [None if c is None else c.text for c in v]
-            elif f.name == "revealed":
+            elif name == "revealed":
                 v = {str(s): [c.text for c in cards] for s, cards in v.items()}
-            elif f.name == "legal":
+            elif name == "legal":
                 v = None if v is None else v.to_dict()
             elif isinstance(v, tuple):
                 v = list(v)
-            out[f.name] = v
+            out[name] = v
         return out
+
+
+_VIEW_FIELDS: list[str] = []
+
+
+def _view_fields() -> list[str]:
+    """SeatView's field names, found once (dataclasses.fields is slow on every view)."""
+    _VIEW_FIELDS.extend(f.name for f in dataclasses.fields(SeatView))
+    return _VIEW_FIELDS
 
 
 def view_for(table: Table, seat: int | None) -> SeatView:
@@ -91,8 +120,6 @@ def view_for(table: Table, seat: int | None) -> SeatView:
     Raises:
         Rejected: ``no_such_seat`` for a seat that is not at this table.
     """
-    from kemps.errors import Rejected
-
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                              or not 0 <= seat < table.n):
         raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
@@ -118,7 +145,8 @@ def view_for(table: Table, seat: int | None) -> SeatView:
         revealed=dict(table.revealed),
         stall_deadline=table.stall_deadline, objectors=tuple(sorted(table.objectors)),
         agreed=tuple(sorted(table.agreed)), opens_at=table.opens_at, ranks=table.ranks,
-        legal=None if seat is None else table.legal(seat))
+        legal=None if seat is None else table.legal(seat),
+        looks=tuple(table.looks) if r.attention else ())
 
 
 def spectator_view(table: Table) -> SeatView:
@@ -131,13 +159,31 @@ def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
 
     ``pairs`` is the table's number of pairs (to know which pair a seat plays in). A deal shows
     only the viewer's own hand (others' become empty); a signal agreement goes only to its pair.
+    ``attention``: a seen gesture is named only to the seats in its ``seen_by`` (the others, and
+    spectators, get :class:`~kemps.events.Moved`: "this player moved"); a
+    :class:`~kemps.events.GestureSeen` goes only to the seat whose glance saw it.
     """
-    if isinstance(event, HandDealt):
-        hands = tuple(h if s == seat else () for s, h in enumerate(event.hands))
-        return dataclasses.replace(event, hands=hands)
-    if isinstance(event, SignalsAgreed):
-        return event if seat is not None and seat % pairs == event.pair else None
+    cls = event.__class__
+    if cls is HandDealt:
+        dealt: HandDealt = event  # type: ignore[assignment]
+        hands = tuple(h if s == seat else () for s, h in enumerate(dealt.hands))
+        return dataclasses.replace(dealt, hands=hands)
+    if cls is SignalsAgreed:
+        agreed: SignalsAgreed = event  # type: ignore[assignment]
+        return event if seat is not None and seat % pairs == agreed.pair else None
+    if cls is Gestured:
+        made: Gestured = event  # type: ignore[assignment]
+        if made.seen_by is None or (seat is not None and seat in made.seen_by):
+            return event
+        return Moved(made.t, made.seat)
+    if cls is GestureSeen:
+        glance: GestureSeen = event  # type: ignore[assignment]
+        return event if seat is not None and glance.by == seat else None
     return event
+
+
+#: Event classes :func:`event_for` may change or drop; any other event reaches everyone as it is.
+_REDACTED = frozenset({HandDealt, SignalsAgreed, Gestured, GestureSeen})
 
 
 def events_for(events: list[Event], seat: int | None, pairs: int) -> list[Event]:
@@ -146,7 +192,7 @@ def events_for(events: list[Event], seat: int | None, pairs: int) -> list[Event]
     Returns ``events`` itself (not a copy) when nothing in it needs redacting.
     """
     for e in events:
-        if e.__class__ is HandDealt or e.__class__ is SignalsAgreed:
+        if e.__class__ in _REDACTED:
             break
     else:
         return events
@@ -162,3 +208,56 @@ def event_dict_for(event: Event, seat: int | None, pairs: int) -> dict[str, Any]
     """The JSON form of :func:`event_for` (what goes over a wire)."""
     seen = event_for(event, seat, pairs)
     return None if seen is None else event_to_dict(seen)
+
+
+# -- spectators with a look of their own (attention) ----------------------------------------------
+def spectator_events_for(events: list[Event], look: LookAt | None, pairs: int) -> list[Event]:
+    """``events`` as a spectator sees them whose own look (kept by the server, seen by no one
+    else, so that a spectator cannot relay what a player missed) is ``look``: a seen gesture is
+    named when the spectator looks at the gesturer as it is made (else :class:`Moved`); nothing
+    private to any seat. ``look`` None: a spectator without a look (:func:`event_for` with no seat).
+    """
+    out: list[Event] = []
+    for e in events:
+        if e.__class__ is Gestured and e.seat == look:
+            out.append(e)
+            continue
+        seen = event_for(e, None, pairs)
+        if seen is not None:
+            out.append(seen)
+    return out
+
+
+def spectator_glance(table: Table, at: LookAt, now: float) -> list[Event]:
+    """What a spectator sees when its own look lands on ``at`` at table time ``now``: a
+    :class:`GestureSeen` (``by`` None) for each seen gesture of that seat still going on
+    (:data:`kemps.gestures.GESTURE_S`), oldest first; empty for the middle or a hand, or at a table
+    without attention. The server calls it after :func:`check_spectator_look` and sends the events
+    to that spectator only."""
+    if at.__class__ is not int or not table.rules.attention:
+        return []
+    return [GestureSeen(now, at, name, made_at, None)
+            for made_at, name in table.gestures_in_progress(at, now)]
+
+
+def check_spectator_look(table: Table, at: object, current: LookAt | None,
+                         since: float | None, now: float) -> LookAt:
+    """Check a spectator's change of look to ``at`` at ``now`` by the players' rules (a seat's
+    number or ``"middle"``: a spectator has no hand; not where it already looks (``current``); at most once
+    every :data:`kemps.gestures.LOOK_GAP_S` after its last change at ``since``). Returns ``at``.
+
+    Raises:
+        Rejected: ``no_attention``, ``bad_look``, ``no_such_seat``, ``same_look`` or
+            ``look_too_soon``, as a player's look would be refused.
+    """
+    if not table.rules.attention:
+        raise Rejected("no_attention", "This table does not follow where anyone looks.")
+    if isinstance(at, bool) or not (isinstance(at, int) or at == "middle"):
+        raise Rejected("bad_look", "A spectator looks at a player or the middle.")
+    if isinstance(at, int) and not 0 <= at < table.n:
+        raise Rejected("no_such_seat", f"There is no seat {at!r} at this table.")
+    if at == current:
+        raise Rejected("same_look", "You are already looking there.")
+    if since is not None and now - since < LOOK_GAP_S - 1e-9:
+        raise Rejected("look_too_soon", f"One look every {LOOK_GAP_S:g} s.")
+    return at

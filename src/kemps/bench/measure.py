@@ -22,6 +22,7 @@ import gc
 import os
 import platform
 import random
+import statistics
 import sys
 import time
 import tracemalloc
@@ -48,6 +49,7 @@ from kemps.views import SeatView
 TARGET_ACTIONS_PER_S: Final = 150_000
 TARGET_HANDS_PER_S: Final = 1_000
 TARGET_TABLE_BYTES: Final = 64 * 1024
+TARGET_SWAP_RATIO: Final = 5.0  # Table.apply on a one-card swap, at most this times the floor
 PRESET: Final = "pagat"
 COMMAND: Final = "make bench   (runs: .venv/bin/kemps bench --out docs/benchmarks.md)"
 
@@ -173,7 +175,8 @@ def _time_streams(streams: Sequence[Stream]) -> float:
 
 @dataclass
 class ApplyFigures:
-    """Result of :func:`bench_apply`. ``seconds`` is the best total time in ``Table.apply`` (s);
+    """Result of :func:`bench_apply`. ``seconds`` is the median total time in ``Table.apply`` (s)
+    over the repeats (``runs``: each repeat's time);
     ``per_s`` = (accepted + rejected) / seconds, in actions per second. ``faithful``: replaying
     the merged streams accepted exactly the recorded actions, as in the simulation."""
 
@@ -184,6 +187,7 @@ class ApplyFigures:
     seconds: float
     mix: Counter[str]
     faithful: bool = True
+    runs: list[float] = field(default_factory=list)
 
     @property
     def actions(self) -> int:
@@ -207,7 +211,7 @@ def record_streams(rules: RuleSet, matches: int, first_seed: int = 1) -> list[St
 
 
 def bench_apply(streams: Sequence[Stream], repeats: int) -> ApplyFigures:
-    """Time only ``Table.apply`` over ``streams``, best of ``repeats`` runs."""
+    """Time only ``Table.apply`` over ``streams``: the median of ``repeats`` runs (each kept)."""
     accepted = rejected = 0
     mix: Counter[str] = Counter()
     for s in streams:
@@ -215,18 +219,19 @@ def bench_apply(streams: Sequence[Stream], repeats: int) -> ApplyFigures:
         accepted += ok
         rejected += bad
         mix += m
-    best = min(_time_streams(streams) for _ in range(max(1, repeats)))
+    runs = [_time_streams(streams) for _ in range(max(1, repeats))]
     # The merged stream is faithful when the table accepts exactly the recorded actions (and so
     # rejects exactly the merged attempts), as it did in the simulation.
     faithful = accepted == sum(len(s.record.actions) for s in streams)
-    return ApplyFigures(streams[0].record.rules.pairs, len(streams), accepted, rejected, best, mix,
-                        faithful)
+    return ApplyFigures(streams[0].record.rules.pairs, len(streams), accepted, rejected,
+                        statistics.median(runs), mix, faithful, runs)
 
 
 # == 2. Whole simulated matches =====================================================================
 @dataclass
 class SimFigures:
-    """Result of :func:`bench_sim`: ``seconds`` is the best wall time (s) for all ``matches``."""
+    """Result of :func:`bench_sim`: ``seconds`` is the median wall time (s) for all ``matches``
+    over the repeats (``runs``: each repeat's time; ``cpu_s``: CPU seconds of all repeats)."""
 
     pairs: int
     matches: int
@@ -234,6 +239,8 @@ class SimFigures:
     actions: int
     rejected: int
     seconds: float
+    runs: list[float] = field(default_factory=list)
+    cpu_s: float = 0.0
 
     @property
     def hands_per_s(self) -> float:
@@ -249,11 +256,12 @@ class SimFigures:
 def bench_sim(rules: RuleSet, matches: int, repeats: int, first_seed: int = 1,
               level: str = "simple") -> SimFigures:
     """Time :func:`simulate_match` (``keep_events=False``, bots of ``level`` in every seat) over
-    ``matches`` seeds, best of ``repeats`` runs over the same seeds."""
+    ``matches`` seeds: the median of ``repeats`` runs over the same seeds (each kept)."""
     from kemps.bots import bot_factory
 
     bots = bot_factory(level)
-    best = float("inf")
+    runs: list[float] = []
+    cpu0 = time.process_time()
     hands = actions = rejected = 0
     for _ in range(max(1, repeats)):
         hands = actions = rejected = 0
@@ -263,8 +271,9 @@ def bench_sim(rules: RuleSet, matches: int, repeats: int, first_seed: int = 1,
             hands += result.table.hand_no
             actions += result.actions
             rejected += result.rejected
-        best = min(best, time.perf_counter() - t0)
-    return SimFigures(rules.pairs, matches, hands, actions, rejected, best)
+        runs.append(time.perf_counter() - t0)
+    return SimFigures(rules.pairs, matches, hands, actions, rejected, statistics.median(runs),
+                      runs, time.process_time() - cpu0)
 
 
 # == 3. Memory of one table =========================================================================
@@ -473,3 +482,70 @@ def speed_reference() -> float:
             total += i
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+# == 0. Floors measured in the same run ============================================================
+@dataclass
+class FloorFigures:
+    """``Table.apply`` on legal one-card swaps against the floor, a plain-Python swap on ints
+    with a four-of-a-kind check, in the same run: nanoseconds per swap for each repeat (wall
+    time), and the CPU seconds of the whole measurement."""
+
+    swaps: int
+    engine_ns: list[float]
+    floor_ns: list[float]
+    cpu_s: float
+
+    @property
+    def ratio(self) -> float:
+        """Median engine time per swap over the median floor time per swap."""
+        return statistics.median(self.engine_ns) / statistics.median(self.floor_ns)
+
+
+def _swap_stream(rules: RuleSet, swaps: int, seed: int = 3) -> tuple[Table, list[Swap]]:
+    """A dealt table and ``swaps`` legal one-card swaps for it (seats in turn, each giving its
+    first card for a middle card chosen at random), found by playing them once on a copy."""
+    deal = _deals(rules, 1, seed)[0]
+    rng = random.Random(seed)
+    fresh = Table(rules.replace(idle_sweep_s=0.0))
+    fresh.apply(deal, 0.0)
+    trial = Table(rules.replace(idle_sweep_s=0.0))
+    trial.apply(deal, 0.0)
+    stream: list[Swap] = []
+    for k in range(swaps):
+        seat = k % trial.n
+        middle = [c for c in trial.middle if c is not None]
+        swap = Swap(seat, (rng.choice(middle),), (trial.hands[seat][0],))
+        trial.apply(swap, 1.0)
+        stream.append(swap)
+    return fresh, stream
+
+
+def bench_swap_floor(rules: RuleSet, swaps: int, repeats: int) -> FloorFigures:
+    """Time ``swaps`` legal one-card swaps through ``Table.apply`` (each repeat on a fresh table
+    dealt the same way) and the same number of plain-Python swaps on ints (a hand and a middle as
+    lists of rank*4+suit, the swap, then the four-of-a-kind check), alternating, ``repeats``
+    times each."""
+    perf = time.perf_counter
+    engine_ns: list[float] = []
+    floor_ns: list[float] = []
+    cpu0 = time.process_time()
+    for _ in range(max(1, repeats)):
+        table, stream = _swap_stream(rules, swaps)
+        apply = table.apply
+        t0 = perf()
+        for swap in stream:
+            apply(swap, 1.0)
+        engine_ns.append(1e9 * (perf() - t0) / swaps)
+        hands = [[(4 * s + i) % 52 for i in range(4)] for s in range(rules.players)]
+        middle = [48, 49, 50, 51]
+        n = len(hands)
+        t0 = perf()
+        for k in range(swaps):
+            hand = hands[k % n]
+            slot = k & 3
+            hand[0], middle[slot] = middle[slot], hand[0]
+            first = hand[0] >> 2
+            _four = (hand[1] >> 2 == first and hand[2] >> 2 == first and hand[3] >> 2 == first)
+        floor_ns.append(1e9 * (perf() - t0) / swaps)
+    return FloorFigures(swaps, engine_ns, floor_ns, time.process_time() - cpu0)

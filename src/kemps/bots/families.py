@@ -15,6 +15,10 @@ one behaviour, described the way a person at the table would see it:
 * ``reuser``: keeps the first signal it agreed for the whole match, even once it was read.
 * ``changer``: agrees a new signal before every hand.
 * ``mirror``: the plain ``sharp`` bot (the mirror match).
+* ``careless``: at an ``attention`` table, gives its signal whoever is looking (``sharp`` waits
+  until no opponent looks at it); the same as ``mirror`` elsewhere.
+* ``watched``: at an ``attention`` table, gives its signal only while its partner looks at it as
+  well as no opponent (the same as ``mirror`` elsewhere).
 
 A family bot sees only its seat's view and events, like every bot; the one exception is the
 faker pair's shared warning, which is about the pair's own plans, never about a hidden card of
@@ -29,12 +33,14 @@ from typing import Final
 
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Bot, Plan
-from kemps.bots.levels import SHARP, BotFactory, Level, find_name
+from kemps.bots.levels import BotFactory
 from kemps.bots.player import HUMAN_MIN_S, KempsBot
+from kemps.bots.strength import SHARP, Level, find_name
 from kemps.events import CallJudged, Event, Gestured
 from kemps.rules import RuleSet
 
-FAMILY_NAMES: Final = ("faker", "camper", "quiet", "reuser", "changer", "mirror")
+FAMILY_NAMES: Final = ("faker", "camper", "quiet", "reuser", "changer", "mirror", "careless",
+                        "watched")
 FAKE_CHANCE: Final = 0.6  # a faker with three of a kind fakes in this share of hands
 
 
@@ -129,6 +135,10 @@ def _family_level(family: str) -> Level:
         return replace(SHARP, name="changer", change_anyway=1.0)
     if family in ("faker", "reuser"):
         return replace(SHARP, name=family, fakes=False)
+    if family == "careless":
+        return replace(SHARP, name=family, signal_watched=False, signal_unseen=False)
+    if family == "watched":
+        return replace(SHARP, name=family, signal_watched=True)
     return replace(SHARP, name=family)
 
 

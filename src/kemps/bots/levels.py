@@ -1,6 +1,6 @@
-"""Bot levels: what separates a casual player from a sharp one, as data.
+"""Bot levels: what separates a casual player from a sharp one, and the bots built from them.
 
-Every level is a :class:`Level`: reaction times (seconds), attention (the chance to notice a
+Every level is a :class:`~kemps.bots.strength.Level` (data, in :mod:`kemps.bots.strength`): reaction times (seconds), attention (the chance to notice a
 gesture), how the bot reads the other pairs (inference), how it collects, how it hides its own
 signal, and when it changes it. :func:`make_bot` builds a bot of a named level for one seat;
 :func:`bot_factory` gives the factory that :func:`kemps.sim.simulate_match` takes.
@@ -15,128 +15,35 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Final, Literal
+from dataclasses import replace
 
 from kemps.bots.base import Bot
+from kemps.bots.player import KempsBot
 from kemps.bots.simple import SimpleBot
-from kemps.errors import KempsError
+from kemps.bots.strength import (
+    CASUAL,
+    CLUB,
+    DEFAULT_SPEED_WITH_PEOPLE,
+    LEVEL_NAMES,
+    LEVELS,
+    SHARP,
+    SPEED_NAMES,
+    SPEEDS,
+    Inference,
+    Level,
+    find_level,
+    find_name,
+    find_speed,
+)
 from kemps.rules import RuleSet
 
-Inference = Literal["naive", "bayes", "full"]
-
-
-@dataclass(frozen=True, slots=True)
-class Level:
-    """One playing strength. Times are seconds; chances are 0..1.
-
-    Attributes:
-        name: the level's name (``casual``, ``club``, ``sharp``).
-        reaction_s: (low, high) of a uniform human reaction time; every move waits one.
-        attention_partner: chance to notice the partner's gesture when it is made.
-        attention_opponents: chance to notice an opponent's gesture.
-        inference: ``naive`` (the last gesture before a revealed four of a kind is the signal,
-            for two hands), ``bayes`` (a belief per opponent and gesture from public evidence:
-            identified signals, how often the pair keeps a signal, gestures that drew no call),
-            ``full`` (``bayes`` plus the moment: card counting from public swaps and sweeps, and
-            a player who has just taken a card of the rank it collects).
-        stop_threshold: the belief that a gesture is a real signal above which Stop Kemps is
-            called (a wrong one costs a letter; one not made usually costs one too, once the
-            signaller's partner calls, so anything above 1/3 is worth it in expectation).
-        counting: knows a rank is dead for everybody once a card of it was swept (one deck),
-            and chooses the rank to collect from hand and middle together.
-        helps_partner: throws the partner's rank into the middle, and never the rank an
-            opponent collects when another card will do.
-        noise_every_s: mean seconds between idle gestures (exponential), its personal habit.
-        change_after_kemps: chance to agree a new signal after the pair's own right Kemps
-            (the other side could time the signal); after a right Stop Kemps against the pair
-            the signal is always changed.
-        change_anyway: chance to change the signal between hands for no reason.
-        fakes: may give a burnt old signal with three of a kind (only where the rules allow
-            fake signals); the partner knows the old signal is no longer the pair's.
-        decoy_swaps: chance, when the middle holds nothing wanted, to swap a useless card for
-            another anyway, so that stopping swapping tells the table less.
-        stall_factor: reaction times to wait before saying the middle has stalled.
-        habit_spread: weight of a rare idle gesture against a favourite one (1 = every gesture
-            alike), so that idle gestures are not all from a few favourites.
-        swap_gestures: chance of an idle gesture one reaction time after each of its own swaps
-            that does not make four, so that a gesture just after a swap (the moment a real
-            signal comes) says little: the signal's timing hides among them.
-    """
-
-    name: str
-    reaction_s: tuple[float, float]
-    attention_partner: float
-    attention_opponents: float
-    inference: Inference
-    stop_threshold: float
-    counting: bool
-    helps_partner: bool
-    noise_every_s: float
-    change_after_kemps: float
-    change_anyway: float
-    fakes: bool
-    decoy_swaps: float
-    stall_factor: float
-    habit_spread: float = 0.125
-    swap_gestures: float = 0.0
-
-
-CASUAL: Final = Level(
-    name="casual", reaction_s=(0.45, 1.25), attention_partner=0.9, attention_opponents=0.6,
-    inference="naive", stop_threshold=0.7, counting=False, helps_partner=False,
-    noise_every_s=6.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
-    decoy_swaps=0.0, stall_factor=3.5)
-CLUB: Final = Level(
-    name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
-    inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
-    noise_every_s=9.0, change_after_kemps=0.6, change_anyway=0.15, fakes=False,
-    decoy_swaps=0.0, stall_factor=2.5)
-SHARP: Final = Level(
-    name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
-    inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
-    noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
-    decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35)
-
-LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
-LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
-
-# Reaction-time profiles (low, high) seconds: a bot of any level can be slowed or sped up so that
-# people can race it. ``relaxed`` leaves a person who reacts in about half a second a fair chance
-# in a race for a call or a card; ``club`` and ``sharp`` are those levels' own times.
-SPEEDS: Final[dict[str, tuple[float, float]]] = {
-    "relaxed": (0.6, 1.5), "club": CLUB.reaction_s, "sharp": SHARP.reaction_s}
-SPEED_NAMES: Final = ("relaxed", "club", "sharp")
-DEFAULT_SPEED_WITH_PEOPLE: Final = "relaxed"  # the room default when people sit at the table
+# The levels' data lives in kemps.bots.strength (the bottom of the bots' module order:
+# strength <- watch <- player <- levels <- families); the names stay importable from here.
+__all__ = ["CASUAL", "CLUB", "DEFAULT_SPEED_WITH_PEOPLE", "LEVELS", "LEVEL_NAMES", "SHARP",
+           "SPEEDS", "SPEED_NAMES", "BotFactory", "Inference", "Level", "bot_factory",
+           "find_level", "find_name", "find_speed", "make_bot"]
 
 BotFactory = Callable[[int, RuleSet, random.Random], Bot]
-
-
-def find_name(name: str, known: tuple[str, ...], code: str, what: str) -> str:
-    """``name`` as one of ``known`` (case and spaces ignored), or KempsError ``code`` naming the
-    known ones (the bots' levels, speeds and opponent families are all found this way)."""
-    key = str(name).strip().lower()
-    if key not in known:
-        raise KempsError(code, f"No {what} is called {name!r}; known: {', '.join(known)}.")
-    return key
-
-
-def find_level(name: str) -> str:
-    """The canonical level name for ``name`` (case and spaces ignored).
-
-    Raises:
-        KempsError: ``unknown_level`` naming the known levels.
-    """
-    return find_name(name, LEVEL_NAMES, "unknown_level", "bot level")
-
-
-def find_speed(name: str) -> str:
-    """The canonical speed name for ``name`` (case and spaces ignored).
-
-    Raises:
-        KempsError: ``unknown_speed`` naming the known speeds.
-    """
-    return find_name(name, SPEED_NAMES, "unknown_speed", "bot speed")
 
 
 def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
@@ -149,8 +56,6 @@ def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
     Raises:
         KempsError: ``unknown_level`` for a level that does not exist; ``unknown_speed``.
     """
-    from kemps.bots.player import KempsBot
-
     key = find_level(level)
     reaction = SPEEDS[find_speed(speed)] if speed is not None else None
     if key == "simple":

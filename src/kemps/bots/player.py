@@ -38,14 +38,17 @@ from kemps.actions import (
     Discard,
     Go,
     Grab,
+    Look,
+    LookAt,
     Object,
     ProposeStall,
     Swap,
 )
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan, stop_call_on
-from kemps.bots.levels import Level
+from kemps.bots.eyes import READY_S, Eyes
 from kemps.bots.seatcards import FollowsCards, SeatCards
+from kemps.bots.strength import Level
 from kemps.bots.watch import Watcher
 from kemps.cards import Card
 from kemps.errors import Rejected
@@ -55,11 +58,14 @@ from kemps.events import (
     Discarded,
     Event,
     Gestured,
+    GestureSeen,
     Grabbed,
     HandDealt,
     HandEnded,
     HoldExpired,
+    Looked,
     MatchEnded,
+    Moved,
     Objected,
     PlayOpened,
     Revealed,
@@ -80,6 +86,7 @@ STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap so
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
 FOLLOWER_WAIT_S: Final = 1.5  # the pair's second seat waits this long for the first to propose
 MISSED_CALL: Final = 0.9  # the chance that a signaller's partner sees the signal and calls
+GLANCE_HOLD_S: Final = 0.6  # attention: a glance at a mover stays this long before the eyes move on
 
 
 class KempsBot(FollowsCards):
@@ -104,6 +111,7 @@ class KempsBot(FollowsCards):
         self.habit = [1.0 if g in favourites else level.habit_spread for g in self.palette]
         self.watch = Watcher(seat, rules, level)
         self.cards = SeatCards(seat)
+        self.eyes = Eyes(seat, rules)  # attention tables (docs/rules.md "Attention")
         self.phase = "huddle"
         self.dealer: int | None = 0
         self.hand_no = 0
@@ -135,6 +143,10 @@ class KempsBot(FollowsCards):
         self.last_belief = 0.0
         self._target_key: tuple[object, ...] = ()
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
+        self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
+        self.signal_at: float | None = None  # attention: when a planned signal is due
+        self.resignal_at: float | None = None  # attention: when to give the signal again
+        self.four_since: float | None = None  # attention: when it first held four this hand
 
     # -- small helpers -------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -167,17 +179,23 @@ class KempsBot(FollowsCards):
         self.hand_no = view.hand_no
         self.scores = list(view.scores)
         self.signals = view.signals
+        self.eyes.sync(view.looks)
         return self._decide(now)
 
     def on_events(self, events: list[Event], now: float) -> list[Plan]:
         """Follow the table from the events this seat may see, then decide."""
         plans: list[Plan] = []
-        changed = False
+        changed = looked = False
         for e in events:
             plans += self._observe(e, now)
-            if not (isinstance(e, Gestured) and e.seat != self.seat):
+            cls = e.__class__
+            if cls is Looked or cls is Moved:
+                looked = True  # a look or a movement: only the eyes and the signal rethink
+            elif not (cls is Gestured and e.seat != self.seat):  # type: ignore[union-attr]
                 changed = True
-        return plans + self._decide(now) if changed else plans
+        if changed:
+            return plans + self._decide(now)
+        return plans + self._on_looks(now) if looked else plans
 
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
         """A planned action was refused (someone was quicker, the hand ended): think again."""
@@ -195,6 +213,8 @@ class KempsBot(FollowsCards):
             self.planned_call = None
         elif isinstance(action, Object):
             self.planned_object = False
+        elif isinstance(action, Look):
+            self.eyes.refused()
         return self._decide(now)
 
     def on_stuck(self, now: float) -> list[Plan]:
@@ -222,6 +242,17 @@ class KempsBot(FollowsCards):
         if isinstance(e, HandDealt):
             self._reset_hand()
         self.cards.follow(e)
+        if self.eyes.on:
+            self.eyes.follow(e)
+            if isinstance(e, Moved):
+                return self._glance(e.seat, now)
+            if isinstance(e, GestureSeen):
+                # Our glance landed while the gesture was still going on: seen, a moment late.
+                seen = Gestured(e.made_at, e.seat, e.gesture, False)
+                w.gestured(e.seat, e.gesture, e.made_at)
+                return self._on_gesture(seen, now)
+            if isinstance(e, Looked):
+                return []
         if isinstance(e, Swapped):
             w.swapped(e.seat, e.took, e.gave, e.t)
             if e.seat == self.seat:
@@ -240,6 +271,11 @@ class KempsBot(FollowsCards):
                     # Our own signal: give it again if the partner has not called by then.
                     if self._four() and self._in_play():
                         delay = self.rng.uniform(*RESIGNAL_S)
+                        if self._careful():
+                            # ... when the moment is right again (see _signal).
+                            self.signal_at = None
+                            self.resignal_at = e.t + delay
+                            return []
                         return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
                     return []
                 self.planned_noise = False
@@ -351,7 +387,9 @@ class KempsBot(FollowsCards):
         call = self._stop_call(e.seat)
         if call is None:
             return []
-        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle)
+        looking = self.level.reads_looks and self.eyes.on and self.eyes.watching(
+            e.seat, (e.seat + self.pairs) % self.n)
+        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle, looking)
         # The level's threshold is a floor of the stakes' one: the cheap test first.
         if belief < lv.stop_threshold or belief < self._stop_threshold(e.seat % self.pairs):
             return []
@@ -424,13 +462,16 @@ class KempsBot(FollowsCards):
                     plans.append(Plan(self._react(0.6), Discard(self.seat, give), "cards"))
             return plans
         if self._four():
+            if self.signals and self.resignal_at is not None and now >= self.resignal_at:
+                self.resignal_at = None
+                self.signalled_at = None
             if self.signals and self.signalled_at is None:
                 plans += self._signal(now)
             if not self.planned_noise:
                 plans += self._noise()
             if not self.planned_stall:
                 plans += self._stall()
-            return plans
+            return plans + self._eyes_plans(now)
         swap = self._best_swap()
         if swap is not None:
             if swap != self.planned_swap:
@@ -455,7 +496,7 @@ class KempsBot(FollowsCards):
             plans += self._fake(now)
         if not self.planned_noise:
             plans += self._noise()
-        return plans
+        return plans + self._eyes_plans(now)
 
     def _huddle(self) -> list[Plan]:
         if self.agreed_for == self.hand_no:
@@ -490,8 +531,103 @@ class KempsBot(FollowsCards):
     def _signal(self, now: float) -> list[Plan]:
         if not self.signals:
             return []
+        if self._careful():
+            if self.four_since is None:
+                self.four_since = now
+            if not self._moment_to_signal(now):
+                return []  # wait: looks change often, and _on_looks asks again
+            self.signalled_at = now
+            delay = self._react(0.6)
+            self.signal_at = now + delay
+            return [Plan(delay, GestureAction(self.seat, self.signals[0]), "signal")]
         self.signalled_at = now
         return [Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]), "signal")]
+
+    # -- eyes (attention tables) -------------------------------------------------------------------
+    def _careful(self) -> bool:
+        """Whether this bot times its signal by the looks at the table (``signal_watched``,
+        ``signal_unseen``)."""
+        lv = self.level
+        return (self.eyes.on and (lv.signal_watched or lv.signal_unseen)
+                and self.phase == "play")
+
+    def _moment_to_signal(self, now: float) -> bool:
+        """S2 signals row 9 and S0 "the whole point is that your partner has to notice": the
+        partner looks at us, and (``signal_unseen``) no opponent does, or the level has waited
+        ``signal_wait_s`` for that already."""
+        eyes = self.eyes
+        if self.level.signal_watched and not eyes.watching(self.partner, self.seat):
+            return False
+        if not (self.level.signal_unseen and eyes.opponents_watching(self.seat)):
+            return True
+        return self.four_since is not None and now - self.four_since >= self.level.signal_wait_s
+
+    def _on_looks(self, now: float) -> list[Plan]:
+        """Someone looked somewhere (or moved): the eyes may move, and a careful signal may now
+        be due, or no longer safe."""
+        if not self._in_play():
+            return []
+        plans: list[Plan] = []
+        if self._four() and self.signals and self._careful():
+            pending = self.signal_at is not None and self.signal_at > now
+            if pending and not self._moment_to_signal(now):
+                # An opponent turned to us (or the partner away) before the signal: hold it.
+                self.signal_at = None
+                self.signalled_at = None
+                plans.append(Plan(0.0, None, "signal"))
+            elif self.signalled_at is None or (
+                    self.resignal_at is not None and now >= self.resignal_at):
+                self.resignal_at = None
+                self.signalled_at = None
+                plans += self._signal(now)
+        return plans + self._eyes_plans(now)
+
+    def _glance(self, seat: int, now: float) -> list[Plan]:
+        """``seat`` moved and we did not see which gesture: glance at it (within the gesture's
+        second a glance still sees it) when it may be signalling and the level thinks to."""
+        lv = self.level
+        eyes = self.eyes
+        if not self._in_play() or seat == self.seat or eyes.watching(self.seat, seat):
+            return []
+        if seat != self.partner and not (lv.watch_opponents
+                                          and eyes.still_for(seat, now) >= READY_S):
+            return []
+        if self.rng.random() >= (lv.glance_moved if seat == self.partner else lv.glance_opponents):
+            return []
+        delay = self._react(0.8)
+        self.glance_until = now + delay + GLANCE_HOLD_S
+        return eyes.look(seat, now, delay)
+
+    def _look_target(self, now: float) -> LookAt:
+        """Where to look (S0 "Watching your partner"): with four of a kind at the partner (S0
+        "looks at their partner; the signal comes a moment after": it draws the partner's eyes);
+        else at whoever may signal soonest: the partner when it has stopped taking cards or
+        looks at us, an opponent (``watch_opponents``) who has stopped and looks at its partner;
+        else the middle, collecting."""
+        eyes, lv = self.eyes, self.level
+        if self._four():
+            return self.partner
+        best: LookAt = "middle"
+        score = READY_S
+        partner = eyes.still_for(self.partner, now) * 1.2
+        if eyes.watching(self.partner, self.seat):
+            partner += READY_S  # the partner looks at us: ready, or waiting for our signal
+        if partner >= score:
+            best, score = self.partner, partner
+        if lv.watch_opponents:
+            for s in range(self.n):
+                if s % self.pairs == self.pair:
+                    continue
+                weight = 1.0 if eyes.watching(s, (s + self.pairs) % self.n) else 0.5
+                still = eyes.still_for(s, now) * weight
+                if still > score:
+                    best, score = s, still
+        return best
+
+    def _eyes_plans(self, now: float) -> list[Plan]:
+        if not self.eyes.on or self.phase != "play" or now < self.glance_until:
+            return []
+        return self.eyes.look(self._look_target(now), now, self._react(0.7))
 
     def _idle(self) -> str:
         """An idle gesture from the personal habit, never the pair's signal."""

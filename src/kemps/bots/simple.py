@@ -13,9 +13,10 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from kemps.actions import Action, AgreeSignals, Call, Go, ProposeStall, Swap
+from kemps.actions import Action, AgreeSignals, Call, Go, Look, ProposeStall, Swap
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan, stop_call_on
+from kemps.bots.eyes import Eyes
 from kemps.bots.seatcards import FollowsCards, SeatCards
 from kemps.cards import Card
 from kemps.errors import Rejected
@@ -24,8 +25,11 @@ from kemps.events import (
     Chatted,
     Event,
     Gestured,
+    GestureSeen,
     HandDealt,
     HandEnded,
+    Looked,
+    Moved,
     PlayOpened,
     Revealed,
     SignalsAgreed,
@@ -39,6 +43,7 @@ from kemps.rules import RuleSet
 from kemps.views import SeatView
 
 MEMORY_S: Final = 6.0  # how far back before a call a gesture counts as "the signal"
+_NOT_CHANGES: Final = frozenset({Gestured, Chatted, Looked, Moved})
 
 
 class SimpleBot(FollowsCards):
@@ -58,6 +63,7 @@ class SimpleBot(FollowsCards):
         self.noise_every_s = noise_every_s
         self.palette = SEEN + (HEARD if rules.heard_signals else ())
         self.cards = SeatCards(seat)
+        self.eyes = Eyes(seat, rules)  # attention tables: it watches its partner (S0)
         self.phase = "huddle"
         self.dealer: int | None = 0
         self.signals: tuple[str, ...] = ()
@@ -119,6 +125,7 @@ class SimpleBot(FollowsCards):
         self.dealer = view.dealer
         self.signals = view.signals
         self.hand_no = view.hand_no
+        self.eyes.sync(view.looks)
         if self.hand and view.phase in ("dealt", "play"):
             self._pick_target()
         return self._decide(now)
@@ -129,8 +136,8 @@ class SimpleBot(FollowsCards):
         changed = False
         for e in events:
             plans += self._observe(e, now)
-            # Someone else's gesture or chat changes nothing this bot decides on but calls.
-            if not ((e.__class__ is Gestured or e.__class__ is Chatted) and e.seat != self.seat):
+            # Someone else's gesture, chat or look changes nothing this bot decides on but calls.
+            if not (e.__class__ in _NOT_CHANGES and e.seat != self.seat):  # type: ignore[union-attr]
                 changed = True
         return plans + self._decide(now) if changed else plans
 
@@ -161,11 +168,23 @@ class SimpleBot(FollowsCards):
             self.planned_swap = None
         elif isinstance(action, GestureAction):
             self.planned_noise = False
+        elif isinstance(action, Look):
+            self.eyes.refused()
         return self._decide(now)
 
     # -- following the table ---------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
         self.cards.follow(e)
+        if self.eyes.on:
+            self.eyes.follow(e)
+            if isinstance(e, Moved):
+                # The partner moved and we were not looking: a glance may still catch it.
+                if e.seat == self.partner and self.phase == "play":
+                    return self.eyes.look(e.seat, now, self._react(0.9))
+                return []
+            if isinstance(e, GestureSeen):  # our glance landed during the gesture
+                self.recent.append((e.made_at, e.seat, e.gesture))
+                return self._on_gesture(Gestured(e.made_at, e.seat, e.gesture, False))
         if isinstance(e, Swapped):
             if e.seat == self.seat:
                 self.planned_swap = None
@@ -267,6 +286,13 @@ class SimpleBot(FollowsCards):
 
     # -- deciding ---------------------------------------------------------------------------------
     def _decide(self, now: float) -> list[Plan]:
+        plans = self._decide_cards(now)
+        if self.eyes.on and self.phase == "play":
+            # S0 "Watching your partner": back to the partner after every card taken.
+            plans += self.eyes.look(self.partner, now, self._react(1.0))
+        return plans
+
+    def _decide_cards(self, now: float) -> list[Plan]:
         plans: list[Plan] = []
         if self.phase == "huddle":
             if (self.seat < self.pairs and self.agreed_for_hand != self.hand_no and (

@@ -19,10 +19,11 @@ more") and "What to collect" ("a player taking every nine is two nines away from
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import Final
 
-from kemps.bots.levels import Level
+from kemps.bots.strength import Level
 from kemps.cards import RANKS, Card
 from kemps.rules import RuleSet
 
@@ -34,6 +35,7 @@ QUIET_FACTOR: Final = 0.3  # ``full``: per time the gesture drew no call since i
 FAKE_PRIOR: Final = (1.5, 0.5)  # ``full``: (real, fake) pseudo-counts of a pair's live signals
 SWAPPED_AFTER_S: Final = 8.0  # a signal followed by a swap this soon, with no call: a fake
 STILL_LR: Final = 3.0  # passed over a card of its own rank in a fresh middle: stopped swapping
+LOOKING_LR: Final = 1.8  # attention: the gesturer looks at its partner (S0 "looks at their partner")
 
 
 def _odds_to_p(odds: float) -> float:
@@ -140,8 +142,12 @@ class Watcher:
             self.swept[c.rank] = self.swept.get(c.rank, 0) + 1
 
     def gestured(self, seat: int, gesture: str, t: float) -> None:
-        """Anyone's gesture (ours included: the others see them too)."""
-        self.gests.append((t, seat, gesture))
+        """Anyone's gesture (ours included: the others see them too), made at ``t`` (a glance
+        that caught it late reports it at the time it was made)."""
+        if self.gests and t < self.gests[-1][0]:
+            bisect.insort(self.gests, (t, seat, gesture))
+        else:
+            self.gests.append((t, seat, gesture))
         self.table_gestures[gesture] = self.table_gestures.get(gesture, 0) + 1
         p = seat % self.pairs
         if p != self.pair:
@@ -255,15 +261,15 @@ class Watcher:
             q = self.quiet[p]
             q[g] = q.get(g, 0) + 1
 
-    def looks_lr(self, seat: int) -> float:
-        """Odds factor from where ``seat`` looks (S0: a player with four "looks at their
-        partner"). The table does not model attention or looks yet, so this is 1 (no evidence);
-        a hook for when it does."""
-        return 1.0
+    def looks_lr(self, looking_at_partner: bool) -> float:
+        """Odds factor from where the gesturer looks (``attention`` tables): S0 "A player who has
+        just made four of a kind stops swapping, sits a little stiller and looks at their
+        partner; the signal comes a moment after"."""
+        return LOOKING_LR if looking_at_partner else 1.0
 
     # -- belief ---------------------------------------------------------------------------------
     def belief(self, seat: int, gesture: str, now: float, hand: Sequence[Card],
-               middle: Sequence[Card | None]) -> float:
+               middle: Sequence[Card | None], looking_at_partner: bool = False) -> float:
         """The chance that ``gesture``, just made by opponent ``seat``, signals four of a kind.
 
         ``naive``: 1 when it is the gesture last identified as the pair's signal within two
@@ -275,7 +281,7 @@ class Watcher:
         p = seat % self.pairs
         idents = self.idents[p]
         if self.level.inference == "full":
-            return self._full_belief(seat, gesture, now, hand, middle)
+            return self._full_belief(seat, gesture, now, hand, middle, looking_at_partner)
         if self.level.inference == "naive":
             if idents and self.hand_no - idents[-1][0] <= 2 and gesture in idents[-1][1]:
                 for t, s, g in self.gests:
@@ -300,7 +306,7 @@ class Watcher:
         return prob
 
     def _full_belief(self, seat: int, gesture: str, now: float, hand: Sequence[Card],
-                     middle: Sequence[Card | None]) -> float:
+                     middle: Sequence[Card | None], looking_at_partner: bool = False) -> float:
         """``full``: P(the gesture is the pair's live signal) x P(a live signal of this pair is
         real, not a fake), in odds times the moment's evidence (:meth:`_moment`)."""
         p = seat % self.pairs
@@ -325,7 +331,7 @@ class Watcher:
                 break
         r0, f0 = FAKE_PRIOR
         prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)
-        lr = self._moment(seat, now, hand, middle) * self.looks_lr(seat)
+        lr = self._moment(seat, now, hand, middle) * self.looks_lr(looking_at_partner)
         if lr <= 0.0:
             return 0.0
         prob = min(prob, 0.999)

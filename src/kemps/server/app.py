@@ -22,7 +22,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path as FilePath
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
@@ -44,6 +44,9 @@ from kemps.server.answers import (
 from kemps.server.api import SafeJSONResponse, errors, install_error_handlers
 from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody, SpectatorsBody
 from kemps.server.errors import STORAGE_WAIT_MESSAGES, ServerError, error_for
+
+if TYPE_CHECKING:
+    from kemps.server.cluster import Cluster
 from kemps.server.limits import FrameGate, LimitedConnection, LimitError, Limits
 from kemps.server.lobby import bot_levels, bot_speeds, new_code
 from kemps.server.protocol import (
@@ -80,7 +83,8 @@ class Server:
         self.settings = settings
         self.clock = clock
         self.storage = Storage(settings.database_url)
-        self.writer = Writer(self.storage, on_health=self._storage_health)
+        self.writer = Writer(self.storage, on_health=self._storage_health,
+                             on_fenced=self._fenced)
         self.rooms: dict[str, Room] = {}
         self._clock_task: asyncio.Task[None] | None = None
         self.limits = Limits(settings)
@@ -90,6 +94,17 @@ class Server:
         self._sweeper: asyncio.Task[None] | None = None
         # Called with (room, summary) whenever a room's match ends (e.g. the tournament desk).
         self.finish_listeners: list[Callable[[Room, dict[str, Any]], None]] = []
+        # Many nodes (KEMPS_REDIS_URL): leases, takeovers and forwarding (kemps.server.cluster).
+        self.cluster: Cluster | None = None
+        if settings.redis_url:
+            from kemps.server.cluster import Cluster
+
+            self.cluster = Cluster(self)
+
+    def _fenced(self, code: str) -> None:
+        """Storage refused a room's writes: a newer owner has it (many nodes)."""
+        if self.cluster is not None:
+            self.cluster.drop(code)
 
     def _finished(self, room: Room, summary: dict[str, Any]) -> None:
         for listener in self.finish_listeners:
@@ -143,6 +158,11 @@ class Server:
         gc.collect()
         gc.freeze()
         gc.set_threshold(10_000, 20, 20)
+        if self.cluster is not None:  # many nodes: rooms are taken over on their next contact
+            await self.cluster.start()
+            self._clock_task = asyncio.create_task(self._store_clocks())
+            self._sweeper = asyncio.create_task(self._sweep())
+            return
         for row, entries in await self.storage.unfinished_rooms():
             try:
                 room = Room.restore(row, entries, self.settings, self.writer, self.clock)
@@ -192,6 +212,8 @@ class Server:
             if room.status == "playing" and not room.paused:
                 self.writer.clock(room.code, room.now())
         await self.writer.stop(STOP_WRITE_S)
+        if self.cluster is not None:  # written: now the leases may go
+            await self.cluster.stop()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.storage.close(), STOP_WRITE_S)
 
@@ -206,6 +228,8 @@ class Server:
         if room is not None:
             return room
         key = code.strip().upper()
+        if self.cluster is not None and len(key) <= 16 and key not in self.recently_archived:
+            return await self.cluster.take(key)  # nobody owns it: this node takes it over
         if key in self.recently_archived or (
                 len(key) <= 16 and await limits.room_state(self.storage, key) == "archived"):
             raise ServerError("room_archived", limits.archived_message(key), 410)
@@ -226,7 +250,10 @@ class Server:
             while code in self.rooms or code in self.recently_archived or \
                     await limits.room_state(self.storage, code) is not None:
                 code = new_code()
-            room = self._adopt(Room(code, rules, self.settings, self.writer, self.clock))
+            room = Room(code, rules, self.settings, self.writer, self.clock)
+            if self.cluster is not None:
+                await self.cluster.own_new(room)
+            self._adopt(room)
             made = True
             return room
         finally:
@@ -284,6 +311,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                          generate_unique_id_function=lambda route: route.name)
     app.state.server = server
     install_error_handlers(app)
+    if server.cluster is not None:
+        from kemps.server.cluster import ForwardMiddleware
+
+        app.add_middleware(ForwardMiddleware, cluster=server.cluster)
 
     @app.exception_handler(KempsError)
     async def kemps_error(_: Request, err: KempsError) -> JSONResponse:
@@ -467,6 +498,14 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
 
     @app.websocket("/ws/{code}")
     async def socket(ws: WebSocket, code: str, token: str | None = None) -> None:
+        cluster = server.cluster
+        if cluster is not None and "x-kemps-forwarded" not in ws.headers:
+            owner = await cluster.locate(code)
+            if owner is not None:  # another node owns the table: carry the frames there
+                await ws.accept()
+                with contextlib.suppress(Exception):
+                    await cluster.forward_ws(owner, ws, code, token)
+                return
         await ws.accept()
         try:
             room = await server.open_room(code)
@@ -546,6 +585,11 @@ def handle_frame(room: Room, conn: LimitedConnection, limit: FrameGate, raw: str
         elif isinstance(message, SyncMessage):
             room.send(conn, room.state_for(conn.seat))
         elif conn.seat is None:
+            if isinstance(message, ActionMessage) and message.action.get("type") == "look":
+                # a spectator's own look (attention tables): private, it only filters what that
+                # spectator is shown
+                room.spectator_look(conn, message.action.get("at"), message.id)
+                return
             raise ProtocolError("not_seated", "Spectators watch; take a seat to play.")
         elif isinstance(message, ActionMessage):
             # ok, then the update: both once the action's record entry is committed

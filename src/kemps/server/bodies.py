@@ -67,6 +67,7 @@ class RuleOptions(BaseModel):
     table_chat: bool | None = None
     table_talk: Literal["forbidden", "allowed"] | None = None
     fake_signals: Literal["allowed", "banned"] | None = None
+    attention: bool | None = None
     dealer: Literal["rotate_left", "fixed", "non_playing"] | None = None
     start: Literal["on_deal", "on_go", "countdown"] | None = None
     start_countdown_s: Seconds | None = None

@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
     """Add ``serve``, ``rooms`` and ``bench-server`` to the ``kemps`` command."""
     register_bench(app)
     register_rooms(app)
+    register_nodes(app)
 
     @app.command()
     def serve(host: Annotated[str | None, typer.Option(help="Address to listen on "
@@ -59,21 +60,24 @@ def register_bench(app: typer.Typer) -> None:
             out: Annotated[str, typer.Option(help="Markdown file to write the figures into "
                                              "(its 'server' section).")] = "docs/benchmarks.md",
             steps: Annotated[str, typer.Option(help="Player counts to try, comma separated "
-                                               "(multiples of 4).")] = "100,250,500,1000,1500,2000",
-            seconds: Annotated[float, typer.Option(help="Measured seconds per step.")] = 20.0,
+                                               "(multiples of 4).")] = "100,500,1000,2000",
+            seconds: Annotated[float, typer.Option(help="Measured seconds per run.")] = 15.0,
+            runs: Annotated[int, typer.Option(min=1, help="Runs per step for each server "
+                                              "(medians and spread are reported).")] = 3,
             database_url: Annotated[str | None, typer.Option(
                 "--database-url", help="Database of the measured server (default: a temporary "
                 "SQLite file); it should hold no rooms.")] = None,
     ) -> None:
-        """Load the table server over real WebSockets with human-paced players and measure update
-        latency (p50, p99) per player count; stops at the first count that misses p99 <= 20 ms."""
+        """Load the table server over real WebSockets with human-paced players, and the echo floor
+        on the same stack with the same client; report latency (send to the last seat), CPU per
+        action and memory per player as ratios to the floor, then the absolute figures."""
         from pathlib import Path
 
         from kemps.cli import console, write_section
         from kemps.server.loadtest import report, run_server_benchmark
 
         counts = tuple(int(x) for x in steps.split(",") if x.strip())
-        results = run_server_benchmark(counts, seconds, database_url=database_url)
+        results = run_server_benchmark(counts, seconds, runs, database_url=database_url)
         text = report(results, "SQLite" if database_url is None
                       else database_url.split("+", 1)[0].split(":", 1)[0])
         write_section(Path(out), "server", text)
@@ -188,3 +192,60 @@ def register_rooms(app: typer.Typer) -> None:
             typer.echo(f"There is no room {code!r} in that database.", err=True)
             raise typer.Exit(1)
         typer.echo(json.dumps(found[0], indent=2))
+
+
+def register_nodes(app: typer.Typer) -> None:
+    """Add ``nodes``: the many-node cluster as Redis sees it."""
+
+    @app.command("nodes")
+    def nodes_command(
+            redis_url: Annotated[str | None, typer.Option(
+                "--redis-url", help="Redis of the cluster (default KEMPS_REDIS_URL).")] = None,
+            drain: Annotated[str | None, typer.Option(
+                help="Drain this node: no new rooms; its rooms move once their hands end.")
+            ] = None,
+            undrain: Annotated[str | None, typer.Option(
+                help="Let a drained node take rooms again.")] = None,
+            as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """List the server nodes that are up, with their rooms, players and whether they drain
+        (docs/scale.md); or drain / undrain one."""
+        import asyncio
+        import json
+        import os
+        import time
+
+        from kemps.cli import console
+        from kemps.server.nodes import Nodes
+
+        url = redis_url or os.environ.get("KEMPS_REDIS_URL")
+        if not url:
+            typer.echo("kemps nodes: give --redis-url or set KEMPS_REDIS_URL (a single node has "
+                       "no cluster to list).", err=True)
+            raise typer.Exit(2)
+
+        async def run() -> list[Any]:
+            nodes = Nodes(url, "kemps-nodes-cli", "")
+            try:
+                if drain:
+                    await nodes.set_draining(drain, True)
+                if undrain:
+                    await nodes.set_draining(undrain, False)
+                return await nodes.nodes()
+            finally:
+                await nodes.close()
+
+        try:
+            found = asyncio.run(run())
+        except Exception as err:  # noqa: BLE001 - one plain sentence for any Redis failure
+            typer.echo(f"kemps nodes: cannot reach Redis at {url}: {err}", err=True)
+            raise typer.Exit(1) from None
+        if as_json:
+            typer.echo(json.dumps([n.__dict__ for n in found], indent=2))
+            return
+        if not found:
+            console.print("No node is up.")
+        for n in found:
+            console.print(f"{n.id}  {n.url}  rooms {n.rooms}  players {n.players}  "
+                          f"{'draining  ' if n.draining else ''}seen {time.time() - n.seen:.1f} s "
+                          "ago", highlight=False)

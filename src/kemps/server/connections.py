@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from kemps.actions import LookAt
 
 OUTBOX_LIMIT: Final = 1000  # messages queued for one client before it is cut off as too slow
 
@@ -26,6 +29,10 @@ class Connection:
         self.token_hash = token_hash
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.closed = False
+        # A spectator's own look at an attention table (kemps.views.spectator_events_for) and
+        # when it last changed (table seconds); a seated connection's look is its seat's.
+        self.look: LookAt | None = None
+        self.look_since: float | None = None
 
     def push(self, message: dict[str, Any] | str) -> None:
         """Queue a message (a dict, or JSON text already encoded)."""

@@ -43,6 +43,21 @@ class ActionMessage(_Message):
     action: dict[str, Any]
 
 
+class LookAction(_Message):
+    """The ``action`` of an :class:`ActionMessage` that turns the seat's look (``attention``
+    tables, docs/rules.md): ``{"type": "look", "at": 2}``; ``at`` is another seat, ``"middle"``
+    or ``"hand"``. Checked by :func:`kemps.actions.action_from_dict` and the table like every
+    action (``bad_look``, ``same_look``, ``look_too_soon``, ``no_attention``)."""
+
+    type: Literal["look"]
+    at: int | Literal["middle", "hand"] = Field(json_schema_extra={"minimum": 0,
+                                                                    "maximum": 2 * MAX_PAIRS - 1})
+
+
+#: Actions described in the schema (``x-actions``), beyond what docs/record-format.md lists.
+ACTION_MODELS: Final[dict[str, type[_Message]]] = {"look": LookAction}
+
+
 class ReadyMessage(_Message):
     """``{"type": "ready"}``: ready for the next deal (between hands)."""
 
@@ -199,7 +214,15 @@ def protocol_json_schema() -> dict[str, Any]:
                            "See docs/protocol.md.",
             "x-max-message-bytes": MAX_MESSAGE_BYTES, "x-protocol-version": PROTOCOL_VERSION,
             "client": one_of(dict(CLIENT_TYPES)), "server": one_of(dict(SERVER_TYPES)),
-            "$defs": defs}
+            "x-actions": _actions(defs), "$defs": defs}
+
+
+def _actions(defs: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kind, model in ACTION_MODELS.items():
+        defs[model.__name__] = model.model_json_schema(ref_template="#/$defs/{model}")
+        out[kind] = {"$ref": f"#/$defs/{model.__name__}"}
+    return out
 
 
 def parse_client_message(raw: str | bytes) -> ClientMessage:

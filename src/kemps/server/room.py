@@ -36,7 +36,14 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
-from kemps.actions import AgreeSignals, Deal, RuleTableTalk, action_from_dict, action_to_dict
+from kemps.actions import (
+    AgreeSignals,
+    Deal,
+    LookAt,
+    RuleTableTalk,
+    action_from_dict,
+    action_to_dict,
+)
 from kemps.bots.base import Bot
 from kemps.driver import MatchDriver, Step
 from kemps.errors import KempsError, RecordError, Rejected
@@ -47,25 +54,35 @@ from kemps.rules import RuleSet
 from kemps.server.connections import Connection
 from kemps.server.errors import STORAGE_WAIT_MESSAGES, ServerError
 from kemps.server.lobby import Lobby, Seat, make_bot
-from kemps.server.protocol import PROTOCOL_VERSION
+from kemps.server.protocol import PROTOCOL_VERSION, error_message
 from kemps.server.settings import Settings
 from kemps.server.storage import Writer
 from kemps.table import Table
-from kemps.views import events_for, view_for
+from kemps.views import (
+    check_spectator_look,
+    events_for,
+    spectator_events_for,
+    spectator_glance,
+    view_for,
+)
 
 HELD_LIMIT: Final = 20_000  # messages a room holds for storage; beyond, a client asking is cut off
 STORAGE_RETRY_S: Final = 0.5  # while the writer refuses, the driver's next wake waits this long
 WAKE_SLACK_S: Final = 0.001  # the timer fires this much after what is due (clock granularity)
 
 
-def events_out(table: Table, events: list[Event], seat: int | None) -> list[dict[str, Any]]:
-    """``events`` as ``seat`` may see them (None: a spectator), each as its JSON form with a
-    ``text`` field: the plain sentence the page shows (:func:`kemps.narrate.describe`), or None
-    for an event not worth a line."""
+def events_out(table: Table, events: list[Event], seat: int | None,
+               look: LookAt | None = None) -> list[dict[str, Any]]:
+    """``events`` as ``seat`` may see them (None: a spectator, whose own private ``look`` at an
+    attention table decides which gestures it sees), each as its JSON form with a ``text``
+    field: the plain sentence the page shows (:func:`kemps.narrate.describe`), or None for an
+    event not worth a line."""
+    seen = events_for(events, seat, table.pairs) if seat is not None else \
+        spectator_events_for(events, look, table.pairs)
     out = []
-    for e in events_for(events, seat, table.pairs):
+    for e in seen:
         d = event_to_dict(e)
-        d["text"] = describe(table, e, seat=seat)
+        d["text"] = describe(table, e, seat=seat, as_seen=True)
         out.append(d)
     return out
 
@@ -123,6 +140,9 @@ class Room(Lobby):
         # (of this level; None: the level most bots in the room play, else club).
         self.stand_in_level: str | None = None
         self._away: dict[int, asyncio.TimerHandle] = {}
+        # Many nodes: this node's fencing token for the room (0: a single node); see
+        # kemps.server.nodes.
+        self.fence = 0
 
     @property
     def recorder(self) -> Recorder | None:
@@ -241,7 +261,7 @@ class Room(Lobby):
         if self.driver is not None:
             table = self.driver.table
             out["view"] = view_for(table, seat).to_dict()
-            out["log"] = events_out(table, self.driver.log, seat)
+            out["log"] = events_out(table, self.driver.log, seat)  # a spectator: no look yet
         return out
 
     def broadcast_room(self) -> None:
@@ -571,17 +591,42 @@ class Room(Lobby):
         driver = self.driver
         assert driver is not None
         table = driver.table
-        cache: dict[int | None, str] = {}
+        cache: dict[tuple[int | None, LookAt | None], str] = {}
         stamp = self.clock()
         for c in self.conns:
-            text = cache.get(c.seat)
+            key = (c.seat, c.look if c.seat is None else None)
+            text = cache.get(key)
             if text is None:
                 text = json.dumps({
                     "type": "update", "version": table.version, "server_time": stamp,
-                    "events": events_out(table, events, c.seat),
+                    "events": events_out(table, events, c.seat, key[1]),
                     "view": view_for(table, c.seat).to_dict()})
-                cache[c.seat] = text
+                cache[key] = text
             self.send(c, text)
+
+    def spectator_look(self, conn: Connection, at: object, ref: int | None = None) -> None:
+        """A spectator changes its own look (attention tables): seen by no one else, so that a
+        spectator cannot relay what a player missed; it then sees the gestures of the seat it
+        looks at (the ones still going on at once, as an ``update`` for it alone).
+
+        Raises:
+            ServerError: ``not_playing``. Rejected: ``no_attention``, ``bad_look``,
+                ``no_such_seat``, ``same_look``, ``look_too_soon`` (as a player's look).
+        """
+        driver = self.driver
+        if self.status != "playing" or driver is None:
+            raise ServerError("not_playing", "No match is being played in this room.")
+        table = driver.table
+        now = max(self.now(), table.clock)
+        conn.look = check_spectator_look(table, at, conn.look, conn.look_since, now)
+        conn.look_since = now
+        if ref is not None:
+            self.send(conn, {"type": "ok", "id": ref})
+        glance = spectator_glance(table, conn.look, now)
+        self.send(conn, {"type": "update", "version": table.version,
+                         "server_time": self.clock(),
+                         "events": events_out(table, glance, None, conn.look),
+                         "view": view_for(table, None).to_dict()})
 
     def _finish(self) -> None:
         driver = self.driver
@@ -624,7 +669,7 @@ class Room(Lobby):
                 "match_no": self.match_no, "first_dealer": self.first_dealer,
                 "epoch": self.epoch, "table_time": self.now(), "deal_at": self.deal_at,
                 "last_match_id": self.last_match_id, "spectators": self.spectators_allowed,
-                "archived_at": None}
+                "archived_at": None, "fence": self.fence}
 
     def _save_room(self) -> None:
         if self.status == "broken":  # its stored row stays as it was, for the operator
@@ -712,6 +757,16 @@ class Room(Lobby):
             self._watch_away(seat)
         self._arm()
         self.broadcast_room()
+
+    def lost(self) -> None:
+        """Another node owns this room now (many nodes: its lease or its fencing token was
+        lost). Nothing this node still held back is ever sent (it was not stored); every client
+        is told to reconnect, which reaches the new owner."""
+        self._held.clear()
+        for c in list(self.conns):
+            c.push(error_message("room_moved", "This table moved to another server; "
+                                 "reconnecting brings you back to it."))
+        self.close()
 
     def close(self) -> None:
         """Cancel the timers and close every connection (server shutdown)."""

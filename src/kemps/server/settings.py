@@ -65,6 +65,10 @@ class Settings:
     ``address_connections``: live connections from one client address, to all rooms together.
     ``away_grace_s``: seconds a seated person may be gone (no connection) during a match before a
     bot stands in for them; it hands the seat back the moment they return.
+    ``redis_url`` (``KEMPS_REDIS_URL``): set it to run as one of many nodes (docs/scale.md);
+    ``node_url`` (``KEMPS_NODE_URL``, default ``http://HOST:PORT``) is where the other nodes reach
+    this one, ``node_id`` (``KEMPS_NODE_ID``, default the URL) names it. Many nodes need a shared
+    database: SQLite is refused with ``bad_setting``.
 
     Raises:
         SettingError: ``bad_setting`` for a value below its minimum (:data:`MINIMUM`) or not a
@@ -87,8 +91,14 @@ class Settings:
     seat_connections: int = 3
     address_connections: int = 200
     away_grace_s: float = 30.0
+    redis_url: str | None = None
+    node_url: str | None = None
+    node_id: str | None = None
 
     def __post_init__(self) -> None:
+        if self.redis_url and self.database_url.startswith("sqlite"):
+            raise SettingError("bad_setting", "Many nodes (KEMPS_REDIS_URL) share one database: "
+                               "give a PostgreSQL URL (KEMPS_DATABASE_URL), not SQLite.")
         for name, low in MINIMUM.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or \
@@ -106,6 +116,9 @@ class Settings:
         values: dict[str, object] = {
             "database_url": os.environ.get("KEMPS_DATABASE_URL", DEFAULT_DATABASE_URL),
             "host": os.environ.get("KEMPS_HOST", DEFAULT_HOST),
+            "redis_url": os.environ.get("KEMPS_REDIS_URL") or None,
+            "node_url": os.environ.get("KEMPS_NODE_URL") or None,
+            "node_id": os.environ.get("KEMPS_NODE_ID") or None,
         }
         types = {f.name: f.type for f in fields(cls)}
         for key, env in (("port", "KEMPS_PORT"), *ENV_NUMBERS.items()):

@@ -83,6 +83,9 @@ class RoomRow(Base):
     # but never restored.
     spectators: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     archived_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
+    # Many nodes (kemps.server.nodes): the highest fencing token a node has claimed this room
+    # with; only a node holding at least this token may write the room (0: a single node).
+    fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class EntryRow(Base):
@@ -172,24 +175,64 @@ class Storage:
         async with self.sessions.begin() as s:
             await _upsert_room(s, row)
 
+    async def claim(self, code: str, fence: int) -> bool:
+        """Raise a room's fencing token to ``fence`` (a node taking the room over): from the
+        commit on, a node with a lower token can no longer write the room. Returns False when the
+        stored token is already higher (someone newer owns it)."""
+        rooms_t: Any = RoomRow.__table__
+        async with self.engine.begin() as conn:
+            found = (await conn.execute(select(rooms_t.c.fence).where(
+                rooms_t.c.code == code).with_for_update())).scalar()
+            if found is not None and found > fence:
+                return False
+            if found is not None:
+                await conn.execute(update(rooms_t).where(rooms_t.c.code == code)
+                                   .values(fence=fence))
+        return True
+
+    async def _fenced(self, conn: Any, codes: set[str], fences: dict[str, int]) -> set[str]:
+        """The rooms among ``codes`` whose stored fencing token is higher than this node's (rows
+        locked until the commit, so a takeover cannot slip in between)."""
+        rooms_t: Any = RoomRow.__table__
+        rows = (await conn.execute(select(rooms_t.c.code, rooms_t.c.fence).where(
+            rooms_t.c.code.in_(sorted(codes))).with_for_update())).all()
+        return {code for code, stored in rows if stored > fences.get(code, 0)}
+
     async def write_batch(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
-                          clocks: dict[str, float], matches: list[dict[str, Any]]) -> list[int]:
+                          clocks: dict[str, float], matches: list[dict[str, Any]],
+                          fences: dict[str, int] | None = None,
+                          fenced_out: set[str] | None = None) -> list[int]:
         """Write rooms (insert or update), record entries, table clocks (``{code: table
         seconds}``) and finished matches in one transaction, in that order; returns the matches'
         ids. Idempotent, so a batch whose commit may or may not have happened can be retried: an
         entry already there (same room, match, seq) is skipped, a match already stored for that
-        room and match number keeps its id."""
-        ids: list[int] = []
+        room and match number keeps its id.
+
+        ``fences`` (many nodes): this node's fencing token per room; a room whose stored token is
+        higher belongs to a newer owner: nothing of it is written, and its code is added to
+        ``fenced_out`` (its matches get id 0)."""
         dialect = self.engine.dialect.name
         ins: Any = (pg_insert if dialect == "postgresql" else
                     sqlite_insert if dialect == "sqlite" else None)
-        if ins is None:  # another database: the portable (slower) road
+        if ins is None:  # another database: the portable (slower) road (a single node only)
             return await self._write_batch_orm(rooms, entries, clocks, matches)
         rooms_t: Any = RoomRow.__table__
         entries_t: Any = EntryRow.__table__
         matches_t: Any = MatchRow.__table__
+        ids: dict[int, int] = {}
         # Core statements on one connection: the fewest round trips per commit.
         async with self.engine.begin() as conn:
+            if fences:  # many nodes: leave out every room a newer owner has claimed
+                codes = ({r["code"] for r in rooms} | {e["room_code"] for e in entries}
+                         | set(clocks) | {m["room_code"] for m in matches})
+                fenced = await self._fenced(conn, codes, fences)
+                if fenced_out is not None:
+                    fenced_out |= fenced
+                rooms = [r for r in rooms if r["code"] not in fenced]
+                entries = [e for e in entries if e["room_code"] not in fenced]
+                clocks = {c: t for c, t in clocks.items() if c not in fenced}
+            else:
+                fenced = set()
             if rooms:  # one upsert statement for every room row
                 upsert = ins(rooms_t)
                 await conn.execute(upsert.on_conflict_do_update(
@@ -202,15 +245,17 @@ class Storage:
                 await conn.execute(update(rooms_t).where(rooms_t.c.code == bindparam("b_code"))
                                    .values(table_time=bindparam("b_t")),
                                    [{"b_code": code, "b_t": t} for code, t in clocks.items()])
-            for m in matches:
+            for i, m in enumerate(matches):
+                if m["room_code"] in fenced:
+                    continue
                 found = (await conn.execute(select(matches_t.c.id).where(
                     matches_t.c.room_code == m["room_code"],
                     matches_t.c.match_no == m["match_no"]))).scalar()
                 if found is None:
                     found = (await conn.execute(insert(matches_t).values(
                         finished_at=time.time(), **m).returning(matches_t.c.id))).scalar_one()
-                ids.append(int(found))
-        return ids
+                ids[i] = int(found)
+        return [ids.get(i, 0) for i in range(len(matches))]
 
     async def _write_batch_orm(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
                                clocks: dict[str, float], matches: list[dict[str, Any]]
@@ -351,7 +396,8 @@ class Writer:
     def __init__(self, storage: Storage, *, window_s: float = 0.002, max_pending: int = 20_000,
                  retry_min_s: float = 0.05, retry_max_s: float = 2.0, stall_s: float = 1.0,
                  commit_timeout_s: float = 20.0,
-                 on_health: Callable[[bool, float], None] | None = None) -> None:
+                 on_health: Callable[[bool, float], None] | None = None,
+                 on_fenced: Callable[[str], None] | None = None) -> None:
         self.storage = storage
         self.window_s = window_s
         self.max_pending = max_pending
@@ -360,6 +406,11 @@ class Writer:
         self.stall_s = stall_s
         self.commit_timeout_s = commit_timeout_s
         self.on_health = on_health
+        # Many nodes: this node's fencing token per room it owns; a commit that finds a room
+        # fenced (a newer owner) writes nothing of it and calls on_fenced(code) before any room
+        # is told of the commit, so nothing of that room is acknowledged.
+        self.fences: dict[str, int] = {}
+        self.on_fenced = on_fenced
         self.queued = 0
         self.committed = 0
         self.healthy = True
@@ -459,9 +510,11 @@ class Writer:
         delay = self.retry_min_s
         while True:
             began = time.time()
+            fenced: set[str] = set()
             writing = asyncio.wait_for(self.storage.write_batch(
                 list(batch.rooms.values()), batch.entries, batch.clocks,
-                [m for m, _ in batch.matches]), self.commit_timeout_s)
+                [m for m, _ in batch.matches], dict(self.fences) or None, fenced),
+                self.commit_timeout_s)
             task = asyncio.ensure_future(writing)
             try:
                 done, _ = await asyncio.wait({task}, timeout=self.stall_s)
@@ -483,8 +536,14 @@ class Writer:
         self.commits += 1
         self.committed = max(self.committed, batch.ticket)  # a clocks-only batch has none
         self._set_health(True, time.time(), None)
-        for (_, saved), match_id in zip(batch.matches, ids):
-            self._safely(saved, match_id)
+        for code in sorted(fenced):
+            log.warning("room %s belongs to a newer owner: this node wrote nothing of it", code)
+            self.fences.pop(code, None)
+            if self.on_fenced is not None:
+                self._safely(self.on_fenced, code)
+        for (row, saved), match_id in zip(batch.matches, ids):
+            if row["room_code"] not in fenced:
+                self._safely(saved, match_id)
         for notify in batch.notify:
             self._safely(notify)
         waiting, self._waiters = self._waiters, []
