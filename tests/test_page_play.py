@@ -395,3 +395,23 @@ def test_whom_to_stop_from_the_keys_at_three_pairs(browser: Browser, tmp_path: P
         first = label.split(" on ", 1)[1]  # "Stop Kemps on Bram & Esme"
         page.keyboard.press("1")
         expect(page.locator("#banner")).to_contain_text(f"on {first}", timeout=WAIT_MS)
+
+
+def test_at_an_attention_table_a_click_on_a_player_turns_your_look(browser: Browser,
+                                                                 tmp_path: Path) -> None:
+    """An ``attention`` table (looks modelled): a click on a player's plate sends a look at them;
+    the view's looks say so and the plate is marked as the one you watch."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
+            new_page(browser) as page:
+        create_room(page, srv.url, "Alice")
+        page.locator("#lobby-options details.more > summary").click()
+        page.locator("#lobby-options-attention").select_option("true")
+        expect(page.locator("#lobby-options-attention")).to_have_value("true")
+        start_with_bots(page)
+        page.keyboard.press("r")
+        wait_for_hand(page)
+        bram = page.locator('.seat[data-seat="1"] .plate')
+        expect(bram).to_have_class(re.compile("lookable"))
+        bram.click()
+        page.wait_for_function("() => window.kemps.S.view.looks[0] === 1", timeout=WAIT_MS)
+        expect(bram).to_have_class(re.compile("looked-at"))

@@ -92,6 +92,10 @@ export function onEvents(events, live = true) {
         }
         break;
       case "chatted": if (live) bubble(e.seat, `“${e.text}”`, "chat"); break;
+      // Attention tables: a gesture you did not see is only a movement; one your look caught in
+      // time is shown late, as seen.
+      case "moved": if (live) bubble(e.seat, "moves", "seen"); break;
+      case "gesture_seen": if (live) bubble(e.seat, `${gestureLabel(e.gesture)} (you caught it)`, "seen"); break;
       case "called": {
         const word = callWords()[e.kind] || e.kind;
         S.last[e.seat] = `called ${word}`;

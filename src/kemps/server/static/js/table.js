@@ -65,6 +65,8 @@ export function renderGame() {
     else if (seatInfo.kind === "human" && !seatInfo.connected && s !== me) tags.push("away");
     if (v.phase === "huddle" && seatInfo.ready) tags.push("ready");
     if (v.holding.includes(s)) tags.push("holding five");
+    // Attention tables: who looks at you (everyone sees every look).
+    if (r.attention && me !== null && s !== me && v.looks && v.looks[s] === me) tags.push("looks at you");
     el.querySelector(".seat-name").textContent = v.names[s];
     const tagEl = el.querySelector(".tags");
     tagEl.innerHTML = "";
@@ -88,6 +90,13 @@ export function renderGame() {
     }
     el.querySelector(".last").textContent = S.last[s] || "";
     el.setAttribute("aria-label", `${v.names[s]}${tags.length ? `, ${tags.join(", ")}` : ""}`);
+    // Attention tables: a click on a player's plate turns your look to them.
+    const plate = el.querySelector(".plate");
+    const mayLook = r.attention && me !== null && s !== me && v.legal && (v.legal.looks || []).includes(s);
+    plate.classList.toggle("lookable", !!(r.attention && me !== null && s !== me));
+    plate.classList.toggle("looked-at", !!(r.attention && v.looks && me !== null && v.looks[me] === s));
+    plate.onclick = mayLook ? () => sendAction({ type: "look", at: s }) : null;
+    plate.title = r.attention && me !== null && s !== me ? (v.looks && v.looks[me] === s ? `You are looking at ${v.names[s]}` : `Look at ${v.names[s]}`) : "";
   }
   const watching = me === null;
   $("watching").hidden = !watching;
