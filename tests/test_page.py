@@ -225,10 +225,10 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         stop = page.get_by_role("button", name=re.compile("^Stop Kemps"))
         if page.evaluate("() => window.kemps.S.view.phase") in ("dealt", "play"):
             stop.click()
-        # The banner of the deciding call first, then (at once on a click) the match-end screen.
-        expect(page.locator("#banner")).to_contain_text(re.compile("Right!|Wrong!"),
-                                                        timeout=WAIT_MS)
-        page.locator("#banner").click()
+            # The banner of the deciding call first, then (at once on Esc) the match-end screen.
+            expect(page.locator("#banner")).to_contain_text(re.compile("Right!|Wrong!"),
+                                                            timeout=WAIT_MS)
+        page.keyboard.press("Escape")  # the banner goes (if it has not yet)
         expect(page.locator("#match-end")).to_be_visible(timeout=WAIT_MS)
         ranking = page.locator("#ranking li")
         expect(ranking).to_have_count(2)
