@@ -43,11 +43,12 @@ def shots_dir(tmp_path: Path) -> Path:
     return out
 
 
-# Seed 000's worked game as taps: (who called, the outcome button's accessible name)
-SEED000 = [("Alice", "Kemps, right"), ("Ben", "Kemps, wrong"),
+# Seed 000's worked game as taps: (who called, the outcome button's accessible name; a Kemps
+# call names the caller's partner)
+SEED000 = [("Alice", "Kemps on Cara, right"), ("Ben", "Kemps on Dev, wrong"),
            ("Dev", "Stop Kemps on Alice, right"), ("Alice", "Stop Kemps on Ben, wrong"),
-           ("Dev", "Kemps, right"), ("Cara", "Kemps, right"), ("Alice", "Kemps, right"),
-           ("Dev", "Kemps, wrong")]
+           ("Dev", "Kemps on Ben, right"), ("Cara", "Kemps on Alice, right"),
+           ("Alice", "Kemps on Cara, right"), ("Dev", "Kemps on Ben, wrong")]
 
 
 def tap_hand(page: Page, caller: str, outcome: str, expect_hands: int) -> None:
@@ -80,7 +81,7 @@ def test_score_seed000_in_the_browser_with_an_undo(browser: Browser, tmp_path: P
         for n, (caller, outcome) in enumerate(SEED000[:4], start=1):
             tap_hand(page, caller, outcome, n)
         # a mistaken hand, undone
-        tap_hand(page, "Cara", "Kemps, wrong", 5)
+        tap_hand(page, "Cara", "Kemps on Alice, wrong", 5)
         assert counts(page) == {"Alice & Cara": 3, "Ben & Dev": 2}
         page.get_by_role("button", name="Undo last hand").click()
         expect(page.locator("#hands li")).to_have_count(4)
@@ -92,7 +93,10 @@ def test_score_seed000_in_the_browser_with_an_undo(browser: Browser, tmp_path: P
         for n, (caller, outcome) in enumerate(SEED000[5:], start=6):
             tap_hand(page, caller, outcome, n)
         expect(page.locator("#over-text")).to_have_text(
-            "Match over after hand 8: Alice & Cara wins.")
+            "Match over after hand 8: Alice & Cara win.")
+        # The rules line agrees with it (not "Hand 9 - match over" beside "after hand 8").
+        expect(page.locator("#sheet-rules")).to_contain_text("Match over after hand 8.")
+        expect(page.locator("#sheet-rules")).not_to_contain_text("Hand 9")
         # smaller count in front, the word spelled
         assert counts(page) == {"Alice & Cara": 3, "Ben & Dev": 5}
         expect(page.locator(".standing").first).to_have_attribute(
@@ -127,6 +131,8 @@ def test_a_small_tournament_to_its_champion(browser: Browser, tmp_path: Path) ->
             mid = page.locator('#schedule tr[data-status="at_table"]').get_attribute(
                 "data-match")
             home_wins = strength[home] < strength[away]
+            # Each letters box is labelled with its team's whole name, never cut.
+            assert now.locator(".letters-team .team-name").all_inner_texts() == [home, away]
             now.get_by_label(f"Letters taken by {home} in {mid}").fill("1" if home_wins else "3")
             now.get_by_label(f"Letters taken by {away} in {mid}").fill("3" if home_wins else "1")
             now.get_by_role("button", name=f"Record {mid}").click()

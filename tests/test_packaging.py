@@ -56,7 +56,7 @@ def test_python_m_kemps_help() -> None:
 
 # -- a normal (non-editable) install, as `pip install .` makes it -------------------------------
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("/", "/history", "/score", "/tournament")
+PAGES = ("/", "/history", "/score", "/tournament", "/how-to-play")
 
 
 class _Assets(HTMLParser):
@@ -139,7 +139,10 @@ def test_wheel_install_serves_page_and_api(installed: Path, tmp_path: Path) -> N
             parser.feed(answer.text)
             assert parser.found, f"{page} loads no script or style sheet"
             assets.update(parser.found)
-        assert {"/static/app.js", "/static/style.css", "/static/dom.js"} <= assets
+        assert {"/static/js/main.js", "/static/style.css", "/static/js/globals.js"} <= assets
+        # The table's ES modules, imported by main.js (no build step): every one is installed.
+        modules = Path(kemps.__file__).parent / "server" / "static" / "js"
+        assets.update(f"/static/js/{m.name}" for m in modules.glob("*.js"))
         for asset in sorted(assets):
             answer = httpx.get(url + asset, timeout=10)
             assert answer.status_code == 200, (asset, answer.status_code)

@@ -4,9 +4,8 @@ Playwright's sync API with the system's Chromium (``/usr/bin/chromium``, or ``KE
 in CI (KEMPS_REQUIRE_BROWSER=1) they never skip; on a machine without Chromium they skip with a
 message. Each test runs its own server (``tests/serving.py``) on a fresh SQLite file.
 
-Screenshots: ``KEMPS_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest tests/test_page.py -k
-full_match`` writes the lobby, the huddle, the table mid-hand (desktop and phone) and the match end
-there; without the variable they go to the test's temporary folder.
+Screenshots of every screen are taken by tests/test_page_screens.py (``KEMPS_SCREENSHOTS=DIR``);
+``shots_dir`` here is the folder they go to.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -69,7 +68,7 @@ def create_room(page: Page, url: str, name: str, target: int | None = None) -> s
     page.goto(url + "/")
     page.get_by_label("Your name").first.fill(name)
     if target is not None:
-        page.locator("#create-options summary").click()
+        page.locator("#create-options > summary").click()
         field = page.locator("#create-options-grid-target")
         field.fill(str(target))
         field.press("Tab")
@@ -101,6 +100,8 @@ def swap_by_clicks(page: Page, how: str = "clicks") -> tuple[str, str]:
     bot touched the middle card first (the page then shows the server's reason). Returns
     (given, taken)."""
     for _ in range(8):
+        if page.evaluate("() => window.kemps.S.view.phase") in ("huddle", "over"):
+            raise AssertionError("the hand is over: a bot decided it first")
         hand, middle = cards(page, "hand"), cards(page, "middle")
         if len(hand) != 4 or not middle:
             page.wait_for_timeout(200)
@@ -136,13 +137,35 @@ def swap_by_clicks(page: Page, how: str = "clicks") -> tuple[str, str]:
     raise AssertionError("could not swap a card in eight tries")
 
 
+def in_some_hand(page: Page, swap: Callable[[Page], tuple[str, str]]) -> tuple[str, str]:
+    """``swap(page)`` in the first hand the bots leave open long enough. A hand a bot decides
+    before it (a dealt four of a kind, signalled and called) is followed by Ready (key R) for the
+    next hand, or by a rematch when that hand ended the match (rooms made with ``target: 1``)."""
+    for _ in range(4):
+        wait_for_hand(page)
+        try:
+            return swap(page)
+        except AssertionError as e:
+            if "the hand is over" not in str(e):
+                raise
+            page.keyboard.press("Escape")  # the banner of that hand goes
+            page.wait_for_function("() => !document.getElementById('huddle').hidden"
+                                   " || !document.getElementById('match-end').hidden",
+                                   timeout=WAIT_MS)
+            if page.locator("#match-end").is_visible():
+                page.get_by_role("button", name="Rematch").click()
+            expect(page.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
+            page.keyboard.press("r")
+    raise AssertionError("bots decided four hands in a row before a swap")
+
+
 def assert_no_hidden_cards(page: Page) -> None:
     """Every card in the DOM is the player's own, in the middle, or revealed by the rules."""
     # One evaluation, so that the DOM and the view are read at the same moment (an update
     # arriving between two reads would make the middle differ).
     seen = page.evaluate("() => ({cards: [...document.querySelectorAll('[data-card]')]"
                          ".map((e) => e.dataset.card), faces: document.querySelectorAll("
-                         "'#seats .card.face').length, view: S.view})")
+                         "'#seats .card.face').length, view: window.kemps.S.view})")
     shown, view = set(seen["cards"]), seen["view"]
     allowed = set(view["hand"]) | {c for c in view["middle"] if c}
     for cs in view["revealed"].values():
@@ -158,24 +181,20 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
     To keep it short the room is created with the option ``target: 1`` (the first letter loses),
     so the first decided hand ends the match; the player decides it with a Stop Kemps call of their
     own (the simple bots are human-paced and may play a minute or more before calling). The huddle
-    waits 30 s for people who have not pressed Ready, 0.5 s once everyone has. Screenshots of each
-    stage go to ``KEMPS_SCREENSHOTS`` (or the test's temporary folder).
+    waits 30 s for people who have not pressed Ready, 0.5 s once everyone has.
     """
-    out = shots_dir(tmp_path)
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser) as page:
         page.goto(srv.url + "/")
         page.locator("#create-name").fill("Alice")
-        page.locator("#create-options summary").click()
+        page.locator("#create-options > summary").click()
         expect(page.locator("#create-options-grid-word")).to_have_value("KEMPS")
-        page.screenshot(path=out / "home.png", full_page=True)
         code = create_room(page, srv.url, "Alice", target=1)
         start_with_bots_lobby = page.locator(".lseat")
         expect(start_with_bots_lobby).to_have_count(4)
         page.get_by_role("button", name="Fill empty seats with bots").click()
         expect(page.locator(".lseat.bot")).to_have_count(3)
         expect(page.locator("#lobby-pairs")).to_contain_text("opposite")
-        page.screenshot(path=out / "lobby.png", full_page=True)
         page.get_by_role("button", name="Start the match").click()
 
         # The huddle: only this pair's panel; agree one signal with the bot partner.
@@ -187,7 +206,6 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         page.get_by_role("button", name="Agree these signals").click()
         expect(page.locator("#signals-now")).to_contain_text("touches an ear; winks")
         expect(page.locator('.gesture.secret[data-gesture="touch_ear"]')).to_be_visible()
-        page.screenshot(path=out / "huddle.png", full_page=True)
         page.get_by_role("button", name="Ready").click()
 
         # The table: four cards, the middle, the others' backs; swap by two clicks.
@@ -195,20 +213,22 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         expect(page.locator("#seats .seat:not(.me) .card.back")).to_have_count(12)
         expect(page.locator("#stock")).to_contain_text("Stock:")
         assert_no_hidden_cards(page)
-        give, take = swap_by_clicks(page)
+        give, take = in_some_hand(page, swap_by_clicks)
         expect(page.locator(".seat.me .last")).to_contain_text("took")
         assert take in cards(page, "hand") and give not in cards(page, "hand")
-        page.screenshot(path=out / "table.png", full_page=True)
         with new_page(browser, PHONE, context=page.context) as phone:
             phone.goto(f"{srv.url}/room/{code}")
             wait_for_hand(phone)
-            phone.screenshot(path=out / "table-phone.png", full_page=True)
         assert_no_hidden_cards(page)
 
         # Decide the hand: Stop Kemps (two pairs: the other pair is implied).
         stop = page.get_by_role("button", name=re.compile("^Stop Kemps"))
-        if page.locator("#match-end").is_hidden():
+        if page.evaluate("() => window.kemps.S.view.phase") in ("dealt", "play"):
             stop.click()
+            # The banner of the deciding call first, then (at once on Esc) the match-end screen.
+            expect(page.locator("#banner")).to_contain_text(re.compile("Right!|Wrong!"),
+                                                            timeout=WAIT_MS)
+        page.keyboard.press("Escape")  # the banner goes (if it has not yet)
         expect(page.locator("#match-end")).to_be_visible(timeout=WAIT_MS)
         ranking = page.locator("#ranking li")
         expect(ranking).to_have_count(2)
@@ -216,12 +236,15 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         expect(page.locator("#result-body")).to_contain_text(re.compile("right|wrong"))
         expect(page.locator("#scores")).to_contain_text("K")
         assert_no_hidden_cards(page)
-        page.screenshot(path=out / "match-end.png", full_page=True)
 
         # Rematch: the same seats, a new huddle.
         page.get_by_role("button", name="Rematch").click()
         expect(page.locator("#huddle")).to_be_visible(timeout=WAIT_MS)
         expect(page.locator("#match-end")).to_be_hidden()
+        # The signals agreed last are ticked again (agreed still, or offered to agree again).
+        expect(page.get_by_role("checkbox", name="Touch ear")).to_be_checked()
+        expect(page.get_by_role("checkbox", name="Wink")).to_be_checked()
+        expect(page.locator("#signals-now")).to_contain_text(re.compile("Agreed|last signals"))
 
         # The history page lists the finished match with its ranking and a link to its record.
         page.goto(srv.url + "/history")
@@ -375,7 +398,7 @@ def test_restart_mid_hand_restores_the_table(browser: Browser, tmp_path: Path) -
             expect(page.locator(f'[data-zone="middle"][data-card="{give}"]')).to_have_count(1)
             # A swap for a card that is no longer there is refused, and the page says why.
             stale = next(c for c in middle if c not in cards(page, "middle"))
-            page.evaluate("([take, give]) => sendAction({type: 'swap', take: [take], give: [give]})",
+            page.evaluate("([take, give]) => window.kemps.sendAction({type: 'swap', take: [take], give: [give]})",
                           [stale, cards(page, "hand")[1]])
             expect(page.locator("#toast")).to_contain_text("no longer in the middle")
     finally:

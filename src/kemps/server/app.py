@@ -340,6 +340,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def history_page() -> FileResponse:
         return FileResponse(STATIC / "history.html")
 
+    @app.get("/how-to-play", include_in_schema=False)
+    async def how_to_play_page() -> FileResponse:
+        return FileResponse(STATIC / "how-to-play.html")
+
     @app.get("/api/presets", response_model=None, responses=errors() | answer(PresetsAnswer))
     async def presets() -> dict[str, Any]:
         """Every preset with its options, aliases and a one-line note; the option schema (kind,

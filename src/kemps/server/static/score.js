@@ -11,7 +11,9 @@ async function showStart() {
   try {
     const { presets } = await api("GET", "/api/presets");
     const sel = $("new-preset");
-    sel.replaceChildren(...Object.keys(presets).map((name) => h("option", { value: name, text: name })));
+    // Each preset by its name, the part of its note before the colon ("The classic game (Pagat)").
+    const title = (name) => { const note = presets[name].note || ""; const i = note.indexOf(":"); return i > 0 ? note.slice(0, i) : name; };
+    sel.replaceChildren(...Object.keys(presets).map((name) => h("option", { value: name, text: title(name) })));
     sel.value = presets.squarescores ? "squarescores" : Object.keys(presets)[0];
   } catch (e) { toast(e.message); }
   pairBoxes();
@@ -92,7 +94,7 @@ function render() {
   const end = sum.scoring === "letters"
     ? `${sum.losing_letters === sum.word.length ? `the word ${sum.word}` : `${sum.losing_letters} letters (${sum.word.slice(0, sum.losing_letters)})`} loses`
     : `${sum.target} points win`;
-  $("sheet-rules").textContent = `Rules: ${sum.preset}${Object.keys(sum.options).length ? " (changed: " + Object.entries(sum.options).map(([k, x]) => `${k} ${x}`).join(", ") + ")" : ""}; ${end}${r.hands ? `, or after ${r.hands} hands` : ""}. Hand ${sum.hands + 1}${sum.over ? " — match over" : ""}.`;
+  $("sheet-rules").textContent = `Rules: ${sum.preset}${Object.keys(sum.options).length ? " (changed: " + Object.entries(sum.options).map(([k, x]) => `${k} ${x}`).join(", ") + ")" : ""}; ${end}${r.hands ? `, or after ${r.hands} hands` : ""}. ${sum.over ? `Match over after hand ${sum.ended_at}` : `Hand ${sum.hands + 1}`}.`;
   // standings: smaller count in front (the server's order)
   const rows = sum.standings.map((s) => {
     const letters = s.unit === "letters";
@@ -110,7 +112,7 @@ function render() {
   $("match-over").hidden = !sum.over;
   if (sum.over) {
     const w = sum.winners;
-    $("over-text").textContent = `Match over after hand ${sum.ended_at}: ${w.join(" and ")} ${w.length === 1 ? "wins" : "win"}.`;
+    $("over-text").textContent = `Match over after hand ${sum.ended_at}: ${w.join(" and ")} ${w.length === 1 && !/ & | and /.test(w[0]) ? "wins" : "win"}.`;
   }
   $("to-tournament").hidden = !(sum.over && v.tournament_id);
   if (v.tournament_id) $("back-tournament").href = `/tournament?id=${v.tournament_id}`;
@@ -155,7 +157,10 @@ function renderRecorder() {
   $("step2-title").textContent = `${by}'s call: what happened?`;
   const kw = r.call_word || "Kemps", sw = r.stop_word || "Stop Kemps";
   const openCase = r.right_kemps_letters === "one_pair" && v.pairs.length >= 3;
-  const kemps = (call, word) => {
+  // A Kemps call is on the caller's partner: the buttons name them.
+  const partner = v.pairs[own] ? v.pairs[own].players.find((name) => name !== by) : null;
+  const kemps = (call, bare) => {
+    const word = partner ? `${bare} on ${partner}` : bare;
     if (openCase) {
       others.forEach((i) => out.append(tapButton(`${word} ✓ — letter to ${v.pairs[i].name}`, `${word}, right, letter to ${v.pairs[i].name}`, "right",
         () => submit({ call, by, right: true, letters_to: i }), i)));

@@ -55,13 +55,15 @@ function spelled(n) { return n ? WORD.slice(0, n).split("").join("-") : "no lett
 function matchActions(m) {
   const v = T.view;
   const id = m.id;
-  const home = h("input", { type: "number", min: 0, max: m.letters_to_lose, class: "letters-in", placeholder: m.home, "aria-label": `Letters taken by ${m.home} in ${id}`, required: true });
-  const away = h("input", { type: "number", min: 0, max: m.letters_to_lose, class: "letters-in", placeholder: m.away, "aria-label": `Letters taken by ${m.away} in ${id}`, required: true });
+  // Each box is labelled with its team's whole name (a placeholder would be cut to a few letters).
+  const home = h("input", { type: "number", min: 0, max: m.letters_to_lose, class: "letters-in", placeholder: "0", "aria-label": `Letters taken by ${m.home} in ${id}`, required: true });
+  const away = h("input", { type: "number", min: 0, max: m.letters_to_lose, class: "letters-in", placeholder: "0", "aria-label": `Letters taken by ${m.away} in ${id}`, required: true });
+  const team = (name, input) => h("label", { class: "letters-team" }, h("span", { class: "team-name", text: name }), input);
   const form = h("form", { onsubmit: (ev) => {
     ev.preventDefault();
     act("POST", `matches/${id}/result`, { letters: [Number(home.value), Number(away.value)] },
       () => toast(`Match ${id} recorded.`, "info"));
-  } }, home, h("span", { "aria-hidden": "true", text: "–" }), away, h("button", { type: "submit", class: "small primary", "aria-label": `Record ${id}` }, "Record"));
+  } }, team(m.home, home), h("span", { "aria-hidden": "true", text: "–" }), team(m.away, away), h("button", { type: "submit", class: "small primary", "aria-label": `Record ${id}` }, "Record"));
   const sheet = v.sheets.filter((s) => s.match_id === id).pop();
   const room = v.rooms.filter((r) => r.match_id === id && r.status === "playing").pop();
   return h("div", { class: "match-actions" }, form,

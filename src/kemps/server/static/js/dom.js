@@ -1,9 +1,7 @@
-// Kemps — two DOM helpers every page uses (loaded before the page's own script). Plain JS.
-"use strict";
+// Two DOM helpers every page uses (js/globals.js makes them globals for the plain-script pages).
+export const $ = (id) => document.getElementById(id);
 
-const $ = (id) => document.getElementById(id);
-
-function h(tag, attrs, ...kids) {
+export function h(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
