@@ -112,7 +112,7 @@ def test_a_withheld_pair_shows_no_signal_anywhere(tmp_path: Path) -> None:
     assert tell["players"][0]["signals_given"] is None
     assert all(s["signal"] is None for h in tell["hands"] for c in h["calls"]
                for s in c["strip"] if s["seat"] % 2 == 0)
-    assert '"yawn"]' not in text and "agree a signal: touch_ear" not in text
+    assert '"yawn"]' not in text and "agree a signal: touch ear" not in text
     # The same hands and letters as the whole record (the agreements decide nothing).
     full = replay_view(stored(record), frozenset())
     assert view["states"][-1]["scores"] == full["states"][-1]["scores"]

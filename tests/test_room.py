@@ -98,7 +98,7 @@ def test_the_room_drives_its_match_through_the_driver_and_tells_each_seat_in_wor
     opened = next(e for e in told if e["type"] == "play_opened")
     assert opened["text"].startswith("Middle: ") and opened["text"].endswith("Play!")
     agreed = next(e for e in told if e["type"] == "signals_agreed")
-    assert agreed["text"] == "Alice and Cleo agree a signal: touch_ear."
+    assert agreed["text"] == "Alice and Cleo agree a signal: touch ear."
     # the last update's view is the table as it stands, for that seat
     last_view = updates[-1]["view"]
     assert last_view == view_for(driver.table, 0).to_dict()

@@ -113,7 +113,8 @@ def describe(table: Table, event: Event, omniscient: bool = False,
     if isinstance(e, Chatted):
         return f"{names[e.seat]}: \u201c{e.text}\u201d"
     if isinstance(e, SignalsAgreed):
-        return f"{pair_name(table, e.pair)} agree a signal: {', '.join(e.signals)}."
+        said = " or ".join(name.replace("_", " ") for name in e.signals)
+        return f"{pair_name(table, e.pair)} agree a signal: {said}."
     if isinstance(e, Called):
         if e.kind in ("kemps", "double_kemps"):
             on = names[e.on_seat] if e.on_seat is not None else "?"
