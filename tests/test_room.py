@@ -317,3 +317,28 @@ def test_a_spectator_s_own_look_decides_which_gestures_it_sees(tmp_path: Path) -
     assert seen[0]["text"] and "Ben" in seen[0]["text"]
     assert [e["type"] for e in missed] == ["moved"] and "gesture" not in missed[0]
     assert refused == ["bad_look"]
+
+
+def test_a_call_too_late_is_kept_for_the_tell(tmp_path: Path) -> None:
+    """Issue 14's "called Stop Kemps 0.21 s too late": the record keeps accepted actions only,
+    so the room keeps each refused call in the match record's meta (``late_calls``)."""
+
+    async def run() -> list[dict[str, Any]]:
+        storage, writer, room = await open_room(tmp_path / "k.db")
+        room.set_rules(find_preset("pagat"))  # a whole match: one call ends only the hand
+        room.start()
+        room.handle_action(0, {"type": "agree_signals", "signals": ["wink"]})
+        room.mark_ready(0)
+        await settle(2.0)
+        assert room.driver is not None and room.driver.table.phase == "play"
+        room.handle_action(0, {"type": "call", "kind": "kemps"})  # ends the hand, right or wrong
+        with contextlib.suppress(Rejected):
+            room.handle_action(0, {"type": "call", "kind": "kemps"})  # too late: hand_over
+        late = list(room.driver.recorder.record.meta.get("late_calls", []))
+        room.close()
+        await writer.stop()
+        await storage.close()
+        return late
+
+    late = asyncio.run(run())
+    assert [(c["seat"], c["kind"], c["code"]) for c in late] == [(0, "kemps", "hand_over")]

@@ -585,3 +585,29 @@ def test_bot_speed_is_a_room_setting_relaxed_with_people(server: Running) -> Non
         assert [s["level"] for s in filled.json()["seats"]][1:] == ["club"] * 3
         started = c.post(f"/api/rooms/{code}/start", headers=_auth(token))
         assert started.json()["status"] == "playing" and started.json()["bot_speed"] == "club"
+
+
+def test_the_host_starts_a_rematch_and_anyone_may_once_the_host_has_gone(
+        server: Running) -> None:
+    """Issue 12 item 12: one player's Rematch must not restart the table for everyone while the
+    host is there; when the host has left, any seated player may start it."""
+    code, tokens = seat_everyone(server)
+    start(server, code, tokens[0])
+
+    async def end_then_rematch() -> tuple[int, str, int]:
+        host = await connect(server, code, tokens[0])
+        await host.send({"type": "table_talk", "pair": 1})  # the host rules: pair 1 loses
+        await host.until(lambda m: m.get("type") == "room" and m["room"]["status"] == "finished")
+        refused = httpx.post(f"{server.url}/api/rooms/{code}/start",
+                             headers={"Authorization": f"Bearer {tokens[1]}"})
+        await host.ws.close()
+        await asyncio.sleep(0.3)  # the server sees the host gone
+        allowed = httpx.post(f"{server.url}/api/rooms/{code}/start",
+                             headers={"Authorization": f"Bearer {tokens[1]}"})
+        return refused.status_code, refused.json()["code"], allowed.status_code
+
+    status, code_name, later = asyncio.run(end_then_rematch())
+    assert (status, code_name) == (403, "not_host")
+    assert later == 200
+    room = httpx.get(f"{server.url}/api/rooms/{code}").json()
+    assert room["status"] == "playing" and room["match_no"] == 2

@@ -95,3 +95,20 @@ def test_records_travel_as_the_history_api_gives_them(tmp_path: Path) -> None:
     path.write_text(json.dumps(newer))
     refused = runner.invoke(app, ["replay", str(path)])
     assert refused.exit_code != 0 and "update kemps" in refused.output
+
+
+def test_a_call_refused_as_too_late_is_told_with_the_call_it_lost_to() -> None:
+    """Issue 14: "Alice called Stop Kemps 0.21 s too late": the server keeps refused calls in the
+    record's meta (``late_calls``), and the tell adds them to the judged call they came after."""
+    record = MatchRecord.load(EXAMPLE)
+    first = analyse(record)["hands"][0]["calls"][0]
+    late_t = first["t"] + 0.21
+    record.meta["late_calls"] = [
+        {"t": late_t, "seat": 0, "kind": "stop", "on_seat": None, "on_pair": 1,
+         "code": "hand_over"},
+        {"t": late_t + 10.0, "seat": 1, "kind": "kemps", "code": "hand_over"},  # after no call
+        {"t": late_t, "seat": 2, "kind": "kemps", "code": "not_your_partner"},  # not late
+    ]
+    call = analyse(record)["hands"][0]["calls"][0]
+    assert call["late"] == [{"seat": 0, "kind": "stop", "after_s": 0.21}]
+    assert call["text"].endswith(f"{record.names[0]} called Stop Kemps 0.21 s too late.")

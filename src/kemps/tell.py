@@ -204,6 +204,7 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
     if record.end is not None:
         on_events(table.advance(record.end))
 
+    _late_calls(record, table, hands)
     pairs_out = []
     for p in range(table.pairs):
         rows = []
@@ -237,6 +238,35 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
     return {"names": list(names), "signals_known": signals_known,
             "signals_withheld": sorted(withheld), "hands": hands,
             "pairs": pairs_out, "players": players}
+
+
+LATE_S: Final = 3.0  # a refused call this soon after a judged call was a call too late
+
+
+def _late_calls(record: MatchRecord, table: Table, hands: list[dict[str, Any]]) -> None:
+    """Who called too late: the refused calls a server keeps in the record's meta
+    (``late_calls``, each ``{"t", "seat", "kind", "code"}``) within :data:`LATE_S` after a judged
+    call are added to that call (``"late": [{"seat", "kind", "after_s"}]``) and to its sentence
+    ("Alice called Stop Kemps 0.21 s too late")."""
+    late = record.meta.get("late_calls") if isinstance(record.meta, dict) else None
+    if not isinstance(late, list):
+        return
+    calls = [c for h in hands for c in h["calls"]]
+    for item in late:
+        if not isinstance(item, dict) or item.get("code") != "hand_over":
+            continue
+        t, seat, kind = item.get("t"), item.get("seat"), item.get("kind")
+        if not isinstance(t, int | float) or not isinstance(seat, int) or \
+                not 0 <= seat < table.n or not isinstance(kind, str):
+            continue
+        before = [c for c in calls if c["t"] <= t <= c["t"] + LATE_S]
+        if not before:
+            continue
+        call = before[-1]
+        after = round(t - call["t"], 3)
+        call.setdefault("late", []).append({"seat": seat, "kind": kind, "after_s": after})
+        call["text"] += (f" {table.names[seat]} called {_call_name(table, kind)} {after:.2f} s "
+                         "too late.")
 
 
 def withheld_pairs(record: MatchRecord) -> frozenset[int]:

@@ -456,12 +456,14 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     @app.post("/api/rooms/{code}/start", response_model=None,
               responses=errors(400, 403, 404, 409) | answer(RoomAnswer))
     async def start(code: RoomCode, authorization: Authorization = None) -> dict[str, Any]:
-        """Start the match, or a rematch with the same pairs (any seated player may ask for a
-        rematch once the match is over)."""
+        """(Host) start the match, or a rematch with the same pairs; once the host has left (no
+        connection), any seated player may start the rematch."""
         room = await server.open_room(code)
         seat = room.require_seat(_token(authorization))
-        if room.status == "lobby" and seat != room.host_seat:
-            raise ServerError("not_host", "Only the host starts the match.", 403)
+        host_here = any(c.seat == room.host_seat for c in room.conns)
+        if seat != room.host_seat and (room.status == "lobby" or host_here):
+            raise ServerError("not_host", "Only the host starts the match (anyone seated may "
+                              "start a rematch once the host has left).", 403)
         room.start()
         await server.durable()
         return room.public()

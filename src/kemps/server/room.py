@@ -38,6 +38,7 @@ from typing import Any, Final, Literal
 
 from kemps.actions import (
     AgreeSignals,
+    Call,
     Deal,
     LookAt,
     RuleTableTalk,
@@ -68,7 +69,8 @@ from kemps.views import (
 
 HELD_LIMIT: Final = 20_000  # messages a room holds for storage; beyond, a client asking is cut off
 STORAGE_RETRY_S: Final = 0.5  # while the writer refuses, the driver's next wake waits this long
-WAKE_SLACK_S: Final = 0.001  # the timer fires this much after what is due (clock granularity)
+WAKE_SLACK_S: Final = 0.001
+LATE_CALLS_KEPT: Final = 500  # refused calls a match record keeps for the tell  # the timer fires this much after what is due (clock granularity)
 
 
 def events_out(table: Table, events: list[Event], seat: int | None,
@@ -518,10 +520,27 @@ class Room(Lobby):
         self._run_due(now)
         if self.status != "playing":
             raise ServerError("not_playing", "The match has just ended.")
-        step = driver.act(seat, action, now)  # raises Rejected: nothing changed
+        try:
+            step = driver.act(seat, action, now)  # raises Rejected: nothing changed
+        except Rejected as err:
+            if isinstance(action, Call) and seat is not None:
+                self._late_call(action, err.code, now)
+            raise
         self._publish(step, ack)
         self._arm()
         return step.events
+
+    def _late_call(self, call: Call, code: str, now: float) -> None:
+        """Keep a refused call in the match record's meta (``late_calls``: at most
+        :data:`LATE_CALLS_KEPT`), so the tell can say who called too late and by how much (the
+        record itself keeps accepted actions only). Stored with the finished match."""
+        assert self.driver is not None
+        meta = self.driver.recorder.record.meta
+        kept = meta.setdefault("late_calls", [])
+        if len(kept) < LATE_CALLS_KEPT:
+            kept.append({"t": round(max(now, self.driver.table.clock), 3), "seat": call.seat,
+                         "kind": call.kind, "on_seat": call.on_seat, "on_pair": call.on_pair,
+                         "code": code})
 
     def _run_due(self, now: float) -> None:
         if self.driver is None or self.status != "playing":
