@@ -2,37 +2,10 @@
 // with every hand face up. An ES module on its own so that the live page's table module can take
 // its place once it is one (the markup and classes are the live page's: static/style.css).
 
-export const $ = (id) => document.getElementById(id);
+import { $, h } from "./js/dom.js";
+import { SUIT, parseCard } from "./js/cards.js";
 
-export function h(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (k === "style") e.style.cssText = v;
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const kid of kids.flat()) {
-    if (kid === null || kid === undefined || kid === false) continue;
-    e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  }
-  return e;
-}
-
-const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
-const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-const RANK_NAME = { "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
-  "8": "eight", "9": "nine", T: "ten", J: "jack", Q: "queen", K: "king", A: "ace" };
-
-export function parseCard(text) {
-  const [rs, deck] = text.split(".");
-  const rank = rs[0], suit = rs[1];
-  return { text, rank: rank === "T" ? "10" : rank, suit, red: suit === "H" || suit === "D",
-    name: `${RANK_NAME[rank]} of ${SUIT_NAME[suit]}${deck ? ` (deck ${deck})` : ""}`,
-    short: `${rank === "T" ? "10" : rank}${SUIT[suit]}` };
-}
+export { $, h, parseCard };  // replay.js takes them from here, as before
 
 export function cardFace(text, extra = "", zone = "") {
   const c = parseCard(text);
