@@ -338,10 +338,22 @@ class TcpProxy:
     def restore(self) -> None:
         self.mode = "pass"
 
+    async def _shutdown(self) -> None:
+        """Inside the proxy's loop: every connection aborted and every client task finished
+        (a task left pending when the loop stops leaves its sockets unclosed: a warning, which
+        the suite treats as an error)."""
+        self._abort_all()
+        self._server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def close(self) -> None:
         self.mode = "cut"
-        self._loop.call_soon_threadsafe(self._abort_all)
-        self._loop.call_soon_threadsafe(self._server.close)
+        done = asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
+        with contextlib.suppress(Exception):
+            done.result(5)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
         if not self._thread.is_alive():

@@ -18,6 +18,7 @@ import json
 import sqlite3
 import statistics
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -525,3 +526,27 @@ def test_one_address_has_a_bounded_number_of_connections(tmp_path: Path) -> None
             return refused["code"], extra.close_code, watching, first
 
         assert asyncio.run(run()) == ("too_many_connections", 4429, 5, "state")
+
+
+def test_a_request_body_over_the_limit_is_refused_unread(tmp_path: Path) -> None:
+    """Every input a stranger controls is bounded: a body over 256 KB gets 413 ``too_large``
+    (by its length, or as it streams in without one) and nothing is made."""
+    from kemps.server.limits import MAX_BODY_BYTES
+    from serving import server_thread, sqlite_url
+
+    big = b'{"name": "A", "preset": "pagat", "pad": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}'
+    with server_thread(sqlite_url(tmp_path)) as srv:
+        r = httpx.post(f"{srv.url}/api/rooms", content=big,
+                       headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["code"] == "too_large"
+
+        def chunks() -> Iterator[bytes]:
+            for i in range(0, len(big), 65536):
+                yield big[i:i + 65536]
+
+        streamed = httpx.post(f"{srv.url}/api/rooms", content=chunks(),
+                              headers={"content-type": "application/json"})
+        assert streamed.status_code == 413
+        ok = httpx.post(f"{srv.url}/api/rooms", json={"name": "A", "preset": "pagat"})
+        assert ok.status_code == 201
+        assert httpx.get(f"{srv.url}/api/rooms/{ok.json()['code']}").status_code == 200

@@ -1062,6 +1062,9 @@ class Table:
 
     def _may_call(self) -> None:
         if self.phase not in ("dealt", "play"):
+            if self.hand_no == 0:  # the first huddle: no hand yet (the code stays stable)
+                raise Rejected("hand_over", "No hand is in play yet: call once the cards are "
+                               "dealt.")
             raise Rejected("hand_over", "The hand is already over.")
 
     def _reveal(self, t: float, checked: tuple[int, ...], fours: tuple[int, ...], right: bool,

@@ -233,7 +233,9 @@ class Server:
         if key in self.recently_archived or (
                 len(key) <= 16 and await limits.room_state(self.storage, key) == "archived"):
             raise ServerError("room_archived", limits.archived_message(key), 410)
-        raise ServerError("no_such_room", f"There is no room {code!r}.", 404)
+        if len(key) > 16 or not key.isalnum():  # never echo a stranger's long or odd text
+            raise ServerError("no_such_room", "There is no room with that code.", 404)
+        raise ServerError("no_such_room", f"There is no room {key}.", 404)
 
     async def create_room(self, rules: RuleSet, address: str | None = None) -> Room:
         """A new room with a fresh join code (never one a stored room has had).
@@ -315,6 +317,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         from kemps.server.cluster import ForwardMiddleware
 
         app.add_middleware(ForwardMiddleware, cluster=server.cluster)
+    app.add_middleware(limits.BodyLimit)  # the outermost: no body is read past the limit
 
     @app.exception_handler(KempsError)
     async def kemps_error(_: Request, err: KempsError) -> JSONResponse:

@@ -89,7 +89,8 @@ class RuleOptions(BaseModel):
     double_stop_on: Literal["four_of_a_kind", "two_of_a_kind"] | None = None
     scoring: Literal["letters", "points"] | None = None
     word: Annotated[str, Field(pattern=r"^[A-Z]{2,12}$")] | None = None
-    target: Annotated[int, Field(ge=0, le=12), WHOLE] | None = None
+    # letters that lose (the engine checks it against the word) or points that win (up to 999)
+    target: Annotated[int, Field(ge=0, le=999), WHOLE] | None = None
     hands: Annotated[int, Field(ge=0, le=999), WHOLE] | None = None
     call_word: Word | None = None
     stop_word: Word | None = None
@@ -142,7 +143,8 @@ class SeatBody(BaseModel):
 class SpectatorsBody(BaseModel):
     """Let spectators watch or not: ``{"allowed": false}``."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"allowed": False}]})
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              json_schema_extra={"examples": [{"allowed": False}]})
     allowed: bool
 
 

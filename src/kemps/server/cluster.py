@@ -155,7 +155,7 @@ class Cluster:
                 return room
             found = await self.server.storage.room_record(code)
             if found is None:
-                raise ServerError("no_such_room", f"There is no room {code!r}.", 404)
+                raise ServerError("no_such_room", f"There is no room {code}.", 404)
             row, entries = found
             if row.get("archived_at") is not None:
                 raise ServerError("room_archived", limits.archived_message(code), 410)

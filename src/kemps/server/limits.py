@@ -34,6 +34,7 @@ the same as none), seat buckets go with their room.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -372,6 +373,63 @@ def archived_row(room: Room, now: float) -> dict[str, Any]:
     return {**room.row(), "archived_at": now}
 
 
-__all__ = ["AddressBuckets", "FrameGate", "LimitError", "LimitedConnection", "Limits",
+__all__ = ["MAX_BODY_BYTES", "AddressBuckets", "BodyLimit", "FrameGate", "LimitError", "LimitedConnection", "Limits",
            "TokenBucket", "archive_surplus", "archived_message", "archived_row", "room_history",
            "room_state"]
+
+
+#: The largest request body the JSON API reads (bytes): every body it takes is far smaller (a
+#: tournament of 64 teams is a few KB); a larger one is refused before it is read in full.
+MAX_BODY_BYTES: Final = 256 * 1024
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over :data:`MAX_BODY_BYTES` is answered 413
+    ``too_large`` (by its Content-Length, or as it arrives when it has none) and never parsed."""
+
+    def __init__(self, app: Any, limit: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope["headers"]:
+            if key == b"content-length":
+                try:
+                    size = int(value)
+                except ValueError:
+                    size = self.limit + 1
+                if size > self.limit:
+                    await self._refuse(send)
+                    return
+        # No length given (a streamed body): read it here, at most the limit, then hand it on.
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            more = bool(message.get("more_body"))
+            if len(body) > self.limit:
+                await self._refuse(send)
+                return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Any) -> None:
+        body = json.dumps({"code": "too_large", "message": f"A request body may be at most "
+                           f"{self.limit // 1024} KB."}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
