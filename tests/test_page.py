@@ -235,6 +235,9 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
         expect(ranking.first).to_contain_text("1st")
         expect(page.locator("#result-body")).to_contain_text(re.compile("right|wrong"))
         expect(page.locator("#scores")).to_contain_text("K")
+        # the finished match's replay, once it is stored (issue 14: linked from the match end)
+        expect(page.locator("#match-replay")).to_have_attribute(
+            "href", re.compile(r"^/replay/\d+$"), timeout=WAIT_MS)
         assert_no_hidden_cards(page)
 
         # Rematch: the same seats, a new huddle.

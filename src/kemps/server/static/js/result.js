@@ -122,6 +122,9 @@ export function renderMatchEnd() {
   $("rematch-wait").hidden = mayRematch || S.seat === null || room.status !== "finished";
   $("rematch-wait").textContent = host ? `Waiting for ${host.name} (the host) to start a rematch.` : "";
   const link = $("match-json");
-  if (room.last_match_id) { link.href = `/api/history/${room.last_match_id}`; link.hidden = false; link.textContent = "Match record (JSON)"; }
-  else link.hidden = true;
+  const replay = $("match-replay");
+  if (room.last_match_id) {
+    link.href = `/api/history/${room.last_match_id}`; link.hidden = false; link.textContent = "Match record (JSON)";
+    replay.href = `/replay/${room.last_match_id}`; replay.hidden = false;
+  } else { link.hidden = true; replay.hidden = true; }
 }
