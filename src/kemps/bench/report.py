@@ -142,9 +142,9 @@ def run_benchmarks(quick: bool = False,
         (f"Machine load (1-minute average) {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at "
          "the end; CPU time of the simulated matches "
          f"{sim2.cpu_s:.2f} s for {sum(sim2.runs):.2f} s of wall time (2 pairs). The other "
-         "public Kemps environment (BluffJAX's, JAX on CPU) was not run here; its published "
-         "figures are seat-actions of 1,024 vectorised environments, a different unit, so no "
-         "ratio is claimed against it."),
+         "public Kemps environment (BluffJAX's, JAX) counts whole rounds of 1,024 vectorised "
+         "environments, a different unit, so no ratio is claimed against it here; it was "
+         "measured by hand next to `kemps.env` (section \"The research environment\")."),
         "",
         "## Summary",
         "",
