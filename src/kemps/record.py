@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -198,6 +198,25 @@ class Replay:
     events: list[Event]
 
 
+def replay_steps(record: MatchRecord, table: Table) -> Iterator[list[Event]]:
+    """Apply ``record``'s actions to ``table`` (fresh, seated as the record says) one by one,
+    yielding each action's events as it is applied, then those of advancing to ``record.end``:
+    the one replay loop (:func:`replay`, the tell, the replay page).
+
+    Raises:
+        RecordError: ``bad_record`` naming the index of an action the table rejects.
+    """
+    for i, (t, action) in enumerate(record.actions):
+        try:
+            events = table.apply(action, t)
+        except KempsError as err:
+            raise RecordError("bad_record", f"Action {i} at {t:g}s was rejected: {err.code}: "
+                              f"{err.message}") from None
+        yield events
+    if record.end is not None:
+        yield table.advance(record.end)
+
+
 def replay(record: MatchRecord) -> Replay:
     """Apply every action of ``record`` to a fresh table, then advance to ``record.end``.
 
@@ -210,14 +229,8 @@ def replay(record: MatchRecord) -> Replay:
     except KempsError as err:
         raise RecordError("bad_record", f"Seating: {err.message}") from None
     events: list[Event] = []
-    for i, (t, action) in enumerate(record.actions):
-        try:
-            events += table.apply(action, t)
-        except KempsError as err:
-            raise RecordError("bad_record", f"Action {i} at {t:g}s was rejected: {err.code}: "
-                              f"{err.message}") from None
-    if record.end is not None:
-        events += table.advance(record.end)
+    for batch in replay_steps(record, table):
+        events += batch
     return Replay(table, events)
 
 

@@ -42,7 +42,7 @@ from kemps.events import (
     Swapped,
 )
 from kemps.gestures import PALETTE
-from kemps.record import MatchRecord
+from kemps.record import MatchRecord, replay_steps
 from kemps.table import Table
 
 #: Seconds of play shown before each call in its strip.
@@ -98,7 +98,6 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
     Raises:
         RecordError: ``bad_record`` when the record does not replay.
     """
-    from kemps.errors import KempsError, RecordError
 
     table = Table(record.rules, record.names, record.first_dealer)
     names = table.names
@@ -195,14 +194,8 @@ def analyse(record: MatchRecord, strip_s: float = STRIP_S) -> dict[str, Any]:
             "after_signal_s": None if answered is None else answered.reaction_s,
             "strip": strip, "text": text})
 
-    for i, (t, action) in enumerate(record.actions):
-        try:
-            on_events(table.apply(action, t))
-        except KempsError as err:
-            raise RecordError("bad_record", f"Action {i} at {t:g}s was rejected: {err.code}: "
-                              f"{err.message}") from None
-    if record.end is not None:
-        on_events(table.advance(record.end))
+    for batch in replay_steps(record, table):
+        on_events(batch)
 
     _late_calls(record, table, hands)
     pairs_out = []

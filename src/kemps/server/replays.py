@@ -35,10 +35,9 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from kemps.actions import AgreeSignals
-from kemps.errors import KempsError
 from kemps.events import Event, Gestured, HandDealt, HandEnded, SignalsAgreed, event_to_dict
 from kemps.narrate import describe
-from kemps.record import MatchRecord
+from kemps.record import MatchRecord, replay_steps
 from kemps.server import reveal_storage
 from kemps.server.api import errors
 from kemps.server.bodies import WHOLE
@@ -137,7 +136,6 @@ def replay_view(found: dict[str, Any], withheld: frozenset[int]) -> dict[str, An
     Raises:
         RecordError: ``bad_record`` when the stored record does not replay.
     """
-    from kemps.errors import RecordError
 
     record = revealed_record(found, withheld)
     table = Table(record.rules, record.names, record.first_dealer)
@@ -180,14 +178,8 @@ def replay_view(found: dict[str, Any], withheld: frozenset[int]) -> dict[str, An
                     hands[-1]["end_t"] = e.t
             events.append(d)
 
-    for i, (t, action) in enumerate(record.actions):
-        try:
-            take(table.apply(action, t))
-        except KempsError as err:
-            raise RecordError("bad_record", f"Action {i} at {t:g}s was rejected: {err.code}: "
-                              f"{err.message}") from None
-    if record.end is not None:
-        take(table.advance(record.end))
+    for batch in replay_steps(record, table):
+        take(batch)
     end = max([record.end or 0.0] + [e["t"] for e in events[-1:]])
     return {"id": found["id"], "room": found["room"], "match_no": found["match_no"],
             "finished_at": found["finished_at"], "names": list(table.names),
