@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -312,3 +314,133 @@ def test_kemps_nodes_lists_the_nodes_and_a_drained_node_hands_its_rooms_over(
     # the handed-over rooms are served by whoever is asked next, with their lobby intact
     room = httpx.get(f"{nodes[2].url}/api/rooms/{on_n3[0]}", timeout=20).json()
     assert room["seats"][0]["name"] == "Alice" and _owner(on_n3[0]) in ("n1", "n2")
+
+
+# == behind a load balancer: docs/deploy/haproxy.cfg, as it is ====================================
+HAPROXY_CFG = Path(__file__).resolve().parent.parent / "docs" / "deploy" / "haproxy.cfg"
+
+
+@pytest.fixture
+def balancer(nodes: list[Node], tmp_path: Path) -> Iterator[str]:
+    """HAProxy with the committed configuration in front of the three nodes; its URL."""
+    haproxy = shutil.which("haproxy") or ("/usr/sbin/haproxy"
+                                          if os.path.exists("/usr/sbin/haproxy") else None)
+    if haproxy is None:
+        if os.environ.get("KEMPS_REQUIRE_HAPROXY") == "1":
+            pytest.fail("KEMPS_REQUIRE_HAPROXY=1 but there is no haproxy on this machine")
+        pytest.skip("no haproxy on this machine (CI installs it: KEMPS_REQUIRE_HAPROXY=1)")
+    port = _free_port()
+    env = {**os.environ, "KEMPS_LB_BIND": f"127.0.0.1:{port}",
+           **{f"KEMPS_NODE{i + 1}": f"127.0.0.1:{n.port}" for i, n in enumerate(nodes)}}
+    errors = tmp_path / "haproxy.err"
+    with errors.open("wb") as err:
+        proc = subprocess.Popen([haproxy, "-f", str(HAPROXY_CFG)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        if proc.poll() is not None:
+            raise AssertionError(f"haproxy stopped: {errors.read_text()[-2000:]}")
+        try:
+            if httpx.get(url + "/api/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError("haproxy did not answer")
+        time.sleep(0.1)
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_behind_haproxy_rooms_spread_play_goes_on_and_a_killed_node_s_table_comes_back(
+        nodes: list[Node], balancer: str) -> None:
+    """docs/deploy/haproxy.cfg in front of three nodes: rooms made through the one address land
+    on every node; a table played through it survives the SIGKILL of its owner, the client
+    reconnecting to the same address with its token, every acknowledged swap there."""
+    made = []
+    for i in range(6):
+        r = httpx.post(f"{balancer}/api/rooms", json={"name": f"P{i}", "preset": "pagat",
+                       "options": {"idle_sweep_s": 0.0}}, timeout=20)
+        assert r.status_code == 201, r.text
+        made.append((r.json()["code"], r.json()["token"]))
+    owners = {code: _owner(code) for code, _ in made}
+    assert set(owners.values()) == {"n1", "n2", "n3"}, owners
+    health = httpx.get(f"{balancer}/api/health", timeout=20).json()
+    assert health["status"] == "ok" and health["node"] in ("n1", "n2", "n3")
+    deadline = time.monotonic() + 5  # the cluster's totals come from heartbeats (1 s)
+    while health["cluster"]["rooms"] < 6 and time.monotonic() < deadline:
+        time.sleep(0.3)
+        health = httpx.get(f"{balancer}/api/health", timeout=20).json()
+    assert health["cluster"]["rooms"] == 6
+    assert [n["id"] for n in health["cluster"]["nodes"]] == ["n1", "n2", "n3"]
+
+    code, token = made[0]
+    owner = next(n for n in nodes if n.name == owners[code])
+    auth = {"Authorization": f"Bearer {token}"}
+    assert httpx.post(f"{balancer}/api/rooms/{code}/bots", json={"fill": True, "level": "club"},
+                      headers=auth, timeout=20).is_success
+    assert httpx.post(f"{balancer}/api/rooms/{code}/start", headers=auth,
+                      timeout=20).is_success
+    ws_url = balancer.replace("http://", "ws://") + f"/ws/{code}?token={token}"
+
+    async def play() -> dict[str, Any]:
+        async with websockets.connect(ws_url) as ws:
+            view: dict[str, Any] = {}
+
+            async def until(pred: Any) -> dict[str, Any]:
+                nonlocal view
+                while True:
+                    m = json.loads(await asyncio.wait_for(ws.recv(), 15))
+                    if "view" in m:
+                        view = m["view"]
+                    if pred(m):
+                        return dict(m)
+
+            await until(lambda m: m["type"] == "state")
+            await ws.send(json.dumps({"type": "action", "id": 0, "action": {
+                "type": "agree_signals", "signals": ["wink"]}}))
+            await ws.send(json.dumps({"type": "ready"}))
+            await until(lambda m: m.get("view", {}).get("phase") == "play")
+            acked, next_id = 0, 0
+            while acked < 2:
+                middle = [c for c in view["middle"] if c]
+                next_id += 1
+                await ws.send(json.dumps({"type": "action", "id": next_id, "action": {
+                    "type": "swap", "take": [middle[0]], "give": [view["hand"][0]]}}))
+                answer = await until(lambda m, wanted=next_id: m.get("id") == wanted
+                                     and m["type"] in ("ok", "rejected"))
+                if answer["type"] == "ok":
+                    acked += 1
+                    await until(lambda m: m["type"] == "update")
+            return dict(view)
+
+    before = asyncio.run(play())
+    owner.kill()
+    killed_at = time.monotonic()
+
+    async def back() -> dict[str, Any]:
+        while time.monotonic() - killed_at < 30:
+            try:
+                async with websockets.connect(ws_url) as ws:
+                    m = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                    if m.get("type") == "state" and m.get("view"):
+                        return dict(m)
+            except (OSError, websockets.exceptions.WebSocketException, TimeoutError):
+                pass
+            await asyncio.sleep(0.3)
+        raise AssertionError("the table did not come back through the balancer within 30 s")
+
+    state = asyncio.run(back())
+    took = time.monotonic() - killed_at
+    print(f"table back through the balancer {took:.2f} s after the SIGKILL")  # shown with -s
+    assert took < LEASE_S + 6.0, took
+    assert _owner(code) not in (None, owner.name)
+    assert state["view"]["hand"] == before["hand"]
+    assert state["view"]["version"] >= before["version"]
+    # the balancer's health check has taken the dead node out: every request is answered
+    for _ in range(6):
+        assert httpx.get(f"{balancer}/api/rooms/{code}", timeout=20).status_code == 200

@@ -201,6 +201,21 @@ class OnlineAnswer(BaseModel):
     away: dict[str, Any]
 
 
+class HealthAnswer(BaseModel):
+    """Whether this server can take play now (``status`` ok; ``storage_unavailable`` or, with
+    many nodes, ``redis_unavailable``, each with a 503, so a load balancer sends no one), what it holds (``rooms``, ``players``: connections to its tables), and with many nodes
+    (``KEMPS_REDIS_URL``) this ``node``, whether it is ``draining``, and the ``cluster``'s nodes
+    and totals from their heartbeats in Redis (each a second old at most)."""
+
+    model_config = _OPEN
+    status: Literal["ok", "storage_unavailable", "redis_unavailable"]
+    rooms: int
+    players: int
+    node: str | None
+    draining: bool
+    cluster: dict[str, Any] | None
+
+
 def answer(model: type[BaseModel], status: int = 200, description: str = "",
            links: dict[str, Any] | None = None) -> dict[int | str, dict[str, Any]]:
     """The ``responses`` entry that declares a route's success answer as ``model``."""
@@ -211,6 +226,6 @@ def answer(model: type[BaseModel], status: int = 200, description: str = "",
     return {status: out}
 
 
-__all__ = ["HistoryAnswer", "JoinedAnswer", "MatchAnswer", "OnlineAnswer", "PresetsAnswer",
+__all__ = ["HealthAnswer", "HistoryAnswer", "JoinedAnswer", "MatchAnswer", "OnlineAnswer", "PresetsAnswer",
            "RoomAnswer", "SheetAnswer", "SheetsAnswer", "TournamentAnswer", "TournamentsAnswer",
            "answer"]

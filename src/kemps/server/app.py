@@ -34,6 +34,7 @@ from kemps.gestures import PALETTE
 from kemps.rules import MAX_PAIRS, PRESET_NOTES, PRESETS, RuleSet, option_schema, preset_names
 from kemps.server import desk, limits, replays
 from kemps.server.answers import (
+    HealthAnswer,
     HistoryAnswer,
     JoinedAnswer,
     MatchAnswer,
@@ -360,6 +361,27 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                              for g in PALETTE.values()},
                 "bot_levels": list(bot_levels()), "bot_speeds": list(bot_speeds()),
                 "protocol": PROTOCOL_VERSION}
+
+    @app.get("/api/health", response_model=None, responses=errors() | answer(HealthAnswer) | {
+        503: {"model": HealthAnswer, "description": "This server cannot take play now (its "
+              "storage, or with many nodes Redis, does not answer): the same body, with the "
+              "status that says why."}})
+    async def health() -> JSONResponse:
+        """Whether this server can take play now, and what it holds; for a load balancer's
+        health check (200 or 503) and for operators. With many nodes, the cluster's nodes and
+        totals as their heartbeats in Redis give them (docs/scale.md)."""
+        body: dict[str, Any] = {
+            "status": "ok" if server.writer.healthy else "storage_unavailable",
+            "rooms": len(server.rooms),
+            "players": sum(len(r.conns) for r in server.rooms.values()),
+            "node": None, "draining": False, "cluster": None}
+        if server.cluster is not None:
+            body["node"] = server.cluster.nodes.id
+            body["draining"] = server.cluster.nodes.draining
+            body["cluster"] = await server.cluster.summary()
+            if body["cluster"] is None and body["status"] == "ok":
+                body["status"] = "redis_unavailable"
+        return SafeJSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
 
     @app.get("/api/protocol.json", responses=errors())
     async def protocol_schema() -> dict[str, Any]:

@@ -116,6 +116,18 @@ class Cluster:
             self.server.limits.forget(room)
             room.lost()
 
+    async def summary(self) -> dict[str, Any] | None:
+        """The cluster as the nodes' heartbeats in Redis give it: ``nodes`` (id, url, rooms,
+        players, draining, each), and the ``rooms`` and ``players`` of all of them; None when
+        Redis does not answer."""
+        try:
+            up = await self.nodes.nodes()
+        except Exception:  # noqa: BLE001 - Redis away: said as such, never an error page
+            return None
+        return {"nodes": [{"id": n.id, "url": n.url, "rooms": n.rooms, "players": n.players,
+                           "draining": n.draining} for n in up],
+                "rooms": sum(n.rooms for n in up), "players": sum(n.players for n in up)}
+
     # == where a room lives ========================================================================
     async def locate(self, code: str) -> str | None:
         """The URL of the node to forward a request for ``code`` to, or None to serve it here
@@ -133,11 +145,14 @@ class Cluster:
 
     async def placement(self) -> str | None:
         """The URL of the node a new room should be made on (the least loaded that is not
-        draining: players, then rooms), or None for this one."""
+        draining: players, then rooms; a tie goes to this node), or None for this one."""
         up = [n for n in await self.nodes.nodes() if not n.draining]
         if not up:
             return None
-        best = min(up, key=lambda n: (n.players, n.rooms + self._placed.get(n.id, 0), n.id))
+        # a tie goes to this node: behind a balancer every node places at once, each on the
+        # heartbeats of a second ago, and ties broken alike would send every room to one node
+        best = min(up, key=lambda n: (n.players, n.rooms + self._placed.get(n.id, 0),
+                                      n.id != self.nodes.id, n.id))
         self._placed[best.id] = self._placed.get(best.id, 0) + 1
         return None if best.id == self.nodes.id else best.url
 
