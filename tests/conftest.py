@@ -9,7 +9,6 @@ elsewhere) driven by Playwright; without one the browser tests skip with a messa
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import socket
@@ -38,22 +37,9 @@ def postgres_answers() -> bool:
 
 def reset_postgres() -> None:
     """Drop every table the server makes (and Alembic's version table) from the test database."""
-    from sqlalchemy import text
-    from sqlalchemy.ext.asyncio import create_async_engine
+    from kemps.server.nodebench import empty_database
 
-    import kemps.server.desk_storage
-    import kemps.server.reveal_storage  # noqa: F401  (and the replays' reveal table)
-    from kemps.server.storage import Base
-
-    async def reset() -> None:
-        engine = create_async_engine(PG_URL)
-        async with engine.begin() as conn:
-            for table in reversed(Base.metadata.sorted_tables):
-                await conn.execute(text(f"DROP TABLE IF EXISTS {table.name} CASCADE"))
-            await conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
-        await engine.dispose()
-
-    asyncio.run(reset())
+    empty_database(PG_URL)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

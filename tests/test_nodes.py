@@ -444,3 +444,19 @@ def test_behind_haproxy_rooms_spread_play_goes_on_and_a_killed_node_s_table_come
     # the balancer's health check has taken the dead node out: every request is answered
     for _ in range(6):
         assert httpx.get(f"{balancer}/api/rooms/{code}", timeout=20).status_code == 200
+
+
+def test_a_tiny_load_step_on_two_nodes_spreads_the_rooms_and_measures_them_all() -> None:
+    """``kemps bench-nodes``'s step: rooms made on each of two nodes, players on their room's
+    node; every update reaches its four seats and both processes' CPU counts."""
+    _need_services()
+    from kemps.server.nodebench import run_nodes_step
+
+    try:
+        result = run_nodes_step(2, 16, 4.0, PG_URL, REDIS_URL)
+    finally:
+        _flush_redis()
+        reset_postgres()
+    assert result.players == 16 and result.updates > 0
+    assert result.incomplete == 0
+    assert result.server_cpu > 0.0 and result.p99_ms >= result.p50_ms > 0.0

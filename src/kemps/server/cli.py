@@ -84,6 +84,46 @@ def register_bench(app: typer.Typer) -> None:
         console.print(text, highlight=False)
         console.print(f"Written to {out}.")
 
+    @app.command("bench-nodes")
+    def bench_nodes(
+            database_url: Annotated[str, typer.Option(
+                "--database-url", help="PostgreSQL the nodes share, e.g. postgresql+asyncpg://"
+                "user@127.0.0.1/bench. EMPTIED before every run: never a database you keep.")],
+            redis_url: Annotated[str, typer.Option(
+                "--redis-url", help="Redis the nodes share (its kemps:* keys are deleted before "
+                "every run), e.g. redis://127.0.0.1:6379/14.")],
+            nodes: Annotated[str, typer.Option(help="Counts of nodes to compare, comma "
+                                               "separated.")] = "1,2,3",
+            steps: Annotated[str, typer.Option(help="Player counts to try, comma separated "
+                                               "(multiples of 4).")] = "1000",
+            seconds: Annotated[float, typer.Option(help="Measured seconds per run.")] = 10.0,
+            runs: Annotated[int, typer.Option(min=1, help="Runs for each count of nodes.")] = 3,
+            through: Annotated[bool, typer.Option(
+                "--through/--direct", help="Players connect to the nodes in turn (most through "
+                "a non-owner, forwarded) instead of to their room's node.")] = False,
+            out: Annotated[str, typer.Option(help="Markdown file to write the figures into "
+                                             "(its 'nodes' section).")] = "docs/scale.md",
+    ) -> None:
+        """The server's load on 1, 2 and 3 nodes sharing PostgreSQL and Redis (docs/scale.md):
+        p99 latency and CPU per action against one node, in the same rounds."""
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.nodebench import report, run_nodes_benchmark
+
+        if not database_url.startswith("postgresql"):
+            typer.echo("kemps bench-nodes: many nodes share a PostgreSQL database "
+                       "(--database-url postgresql+asyncpg://...).", err=True)
+            raise typer.Exit(2)
+        results = run_nodes_benchmark(
+            tuple(int(x) for x in nodes.split(",") if x.strip()),
+            tuple(int(x) for x in steps.split(",") if x.strip()), seconds, runs, database_url,
+            redis_url, through)
+        text = report(results, through)
+        write_section(Path(out), "nodes" + ("-through" if through else ""), text)
+        console.print(text, highlight=False)
+        console.print(f"Written to {out}.")
+
     @app.command("bench-startup")
     def bench_startup(
             out: Annotated[str, typer.Option(help="Markdown file to write the figures into "

@@ -98,7 +98,8 @@ def _proc_rss_kb(pid: int) -> float:
 
 
 class _Server:
-    def __init__(self, kind: Kind = "table", database_url: str | None = None) -> None:
+    def __init__(self, kind: Kind = "table", database_url: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.kind = kind
         self.dir = tempfile.TemporaryDirectory()
         self.port = _free_port()
@@ -111,7 +112,7 @@ class _Server:
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # one client address makes every room of the load: lift the per-address limit
             env={**os.environ, "KEMPS_ROOM_BURST": "100000", "KEMPS_MAX_ROOMS": "100000",
-                 "KEMPS_ADDRESS_CONNECTIONS": "100000"})
+                 "KEMPS_ADDRESS_CONNECTIONS": "100000", **(env or {})})
 
     def wait(self) -> None:
         import httpx
@@ -134,13 +135,14 @@ class _Server:
         self.dir.cleanup()
 
 
-async def _make_rooms(url: str, rooms: int, kind: Kind = "table") -> list[tuple[str, list[str]]]:
+async def _make_rooms(url: str, rooms: int, kind: Kind = "table",
+                      headers: dict[str, str] | None = None) -> list[tuple[str, list[str]]]:
     if kind == "echo":  # the echo floor has no lobby: any code and token will do
         return [(f"E{i}", [f"t{i}-{seat}" for seat in range(4)]) for i in range(rooms)]
     import httpx
 
     out: list[tuple[str, list[str]]] = []
-    async with httpx.AsyncClient(base_url=url, timeout=30) as c:
+    async with httpx.AsyncClient(base_url=url, timeout=30, headers=headers) as c:
         for i in range(rooms):
             r = await c.post("/api/rooms", json={"name": f"P{i}-0", "preset": "pagat",
                                                  "options": {"idle_sweep_s": 6.0}})
@@ -155,12 +157,15 @@ async def _make_rooms(url: str, rooms: int, kind: Kind = "table") -> list[tuple[
 
 
 async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds: float,
-                    seed: int) -> StepResult:
+                    seed: int, where: dict[str, str] | None = None,
+                    pids: list[int] | None = None) -> StepResult:
+    """Play ``rooms`` on ``server`` for ``seconds`` and measure. Many nodes
+    (:mod:`kemps.server.nodebench`): ``where`` gives each room's node URL (default the server's)
+    and ``pids`` the processes whose CPU and memory count (default the server's)."""
     import httpx
     import websockets
 
-    url = server.url
-    ws_url = url.replace("http://", "ws://")
+    where = where or {}
     received: dict[tuple[str, int], list[float]] = {}
     origin: dict[tuple[str, int], float] = {}  # an action's update -> when the actor sent it
     actions = 0
@@ -171,6 +176,7 @@ async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds
 
     async def player(code: str, token: str, seat: int) -> None:
         nonlocal actions, next_id
+        ws_url = where.get(code, server.url).replace("http://", "ws://")
         async with websockets.connect(f"{ws_url}/ws/{code}?token={token}", max_size=2**22,
                                       compression=None) as ws:
             view: dict[str, Any] = {}
@@ -226,9 +232,9 @@ async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds
             reader.cancel()
 
     if server.kind == "table":
-        async with httpx.AsyncClient(base_url=url, timeout=30) as c:
+        async with httpx.AsyncClient(timeout=30) as c:
             for code, tokens in rooms:
-                await c.post(f"/api/rooms/{code}/start",
+                await c.post(f"{where.get(code, server.url)}/api/rooms/{code}/start",
                              headers={"Authorization": f"Bearer {tokens[0]}"})
     # The measuring client must not add pauses of its own (its full garbage collections would
     # show up as server latency): the same settings as the server's.
@@ -237,8 +243,8 @@ async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds
     gc.collect()
     gc.freeze()
     gc.set_threshold(10_000, 20, 20)
-    pid = server.proc.pid
-    rss0 = _proc_rss_kb(pid)
+    pids = pids or [server.proc.pid]
+    rss0 = sum(_proc_rss_kb(pid) for pid in pids)
     tasks = [asyncio.create_task(player(code, t, seat)) for code, tokens in rooms
              for seat, t in enumerate(tokens)]
     await asyncio.sleep(3.0)  # everyone connected and the first deals done: start measuring
@@ -247,11 +253,11 @@ async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds
     actions = 0
     measuring = True
     load0 = os.getloadavg()[0]
-    cpu0, server0 = time.process_time(), _proc_cpu_s(pid)
+    cpu0, server0 = time.process_time(), sum(_proc_cpu_s(pid) for pid in pids)
     await asyncio.sleep(seconds)
     client_cpu = (time.process_time() - cpu0) / seconds
-    server_cpu_s = _proc_cpu_s(pid) - server0
-    rss1 = _proc_rss_kb(pid)
+    server_cpu_s = sum(_proc_cpu_s(pid) for pid in pids) - server0
+    rss1 = sum(_proc_rss_kb(pid) for pid in pids)
     measuring = False
     await asyncio.sleep(0.5)  # let the last updates arrive
     stop.set()
