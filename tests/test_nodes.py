@@ -13,6 +13,7 @@ These need PostgreSQL and Redis on this machine; without them they skip with a m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -61,12 +62,12 @@ def _free_port() -> int:
 class Node:
     """One ``kemps serve`` process, one of many."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, redis_url: str = REDIS_URL) -> None:
         self.name = name
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}"
-        env = {**os.environ, "KEMPS_REDIS_URL": REDIS_URL, "KEMPS_NODE_ID": name,
+        env = {**os.environ, "KEMPS_REDIS_URL": redis_url, "KEMPS_NODE_ID": name,
                "KEMPS_HUDDLE_S": "30", "KEMPS_BOT_HUDDLE_S": "0.3",
                "KEMPS_AWAY_GRACE_S": "600"}
         self.proc = subprocess.Popen(
@@ -460,3 +461,117 @@ def test_a_tiny_load_step_on_two_nodes_spreads_the_rooms_and_measures_them_all()
     assert result.players == 16 and result.updates > 0
     assert result.incomplete == 0
     assert result.server_cpu > 0.0 and result.p99_ms >= result.p50_ms > 0.0
+
+
+def test_a_real_node_cut_off_from_redis_is_fenced_out_and_nothing_is_written_twice() -> None:
+    """Three real nodes; n3 reaches Redis through a proxy that is then cut. n3's lease runs out,
+    n1 takes the room over when a player asks it (fencing token raised in PostgreSQL), and n3,
+    which still holds the table in memory, can never store (so never acknowledge) anything of it
+    again: its player's next swap gets no ``ok`` but ``room_moved``, n3 lets the room go, and
+    the stored record has every step once, in order."""
+    _need_services()
+    from urllib.parse import urlparse
+
+    from faults import TcpProxy
+
+    reset_postgres()
+    _flush_redis()
+    target = urlparse(REDIS_URL)
+    proxy = TcpProxy((target.hostname or "127.0.0.1", target.port or 6379))
+    cut_url = f"redis://127.0.0.1:{proxy.port}{target.path}"
+    nodes = [Node("n1")]
+    nodes[0].wait()
+    nodes += [Node("n2"), Node("n3", redis_url=cut_url)]
+    try:
+        for n in nodes[1:]:
+            n.wait()
+        time.sleep(1.5)
+        n1, n3 = nodes[0], nodes[2]
+        r = httpx.post(f"{n3.url}/api/rooms", json={"name": "Alice", "preset": "pagat",
+                       "options": {"idle_sweep_s": 0.0}}, headers={"x-kemps-forwarded": "t"},
+                       timeout=20)  # served where it lands: made on n3
+        code, token = r.json()["code"], r.json()["token"]
+        assert _owner(code) == "n3"
+        auth = {"Authorization": f"Bearer {token}"}
+        assert httpx.post(f"{n3.url}/api/rooms/{code}/bots", json={"fill": True,
+                          "level": "club"}, headers=auth, timeout=20).is_success
+        assert httpx.post(f"{n3.url}/api/rooms/{code}/start", headers=auth,
+                          timeout=20).is_success
+
+        async def run() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+            async with websockets.connect(f"{n3.ws}/ws/{code}?token={token}") as old:
+                view: dict[str, Any] = {}
+                after_cut: list[dict[str, Any]] = []
+
+                async def until(pred: Any, log: list[dict[str, Any]] | None = None
+                                ) -> dict[str, Any]:
+                    nonlocal view
+                    while True:
+                        m = json.loads(await asyncio.wait_for(old.recv(), 15))
+                        if log is not None:
+                            log.append(m)
+                        if "view" in m:
+                            view = m["view"]
+                        if pred(m):
+                            return dict(m)
+
+                await until(lambda m: m["type"] == "state")
+                await old.send(json.dumps({"type": "action", "id": 0, "action": {
+                    "type": "agree_signals", "signals": ["wink"]}}))
+                await old.send(json.dumps({"type": "ready"}))
+                await until(lambda m: m.get("view", {}).get("phase") == "play")
+                proxy.cut()  # n3 can no longer renew its lease
+                await asyncio.sleep(LEASE_S + 1.0)
+                assert _owner(code) is None  # the lease ran out
+                # a player asks n1: n1 takes the room over from its durable record
+                async with websockets.connect(f"{n1.ws}/ws/{code}?token={token}") as new:
+                    state = json.loads(await asyncio.wait_for(new.recv(), 15))
+                    assert state["type"] == "state" and _owner(code) == "n1"
+                    # n3 still holds the table: a swap sent to it is never acknowledged
+                    middle = [c for c in view["middle"] if c]
+                    await old.send(json.dumps({"type": "action", "id": 99, "action": {
+                        "type": "swap", "take": [middle[0]], "give": [view["hand"][0]]}}))
+                    with contextlib.suppress(websockets.exceptions.ConnectionClosed):
+                        await until(lambda m: m.get("type") == "error"
+                                    and m.get("code") == "room_moved", after_cut)
+                    return after_cut, state
+
+        after_cut, state = asyncio.run(run())
+        assert not any(m.get("type") == "ok" and m.get("id") == 99 for m in after_cut)
+        assert any(m.get("code") == "room_moved" for m in after_cut), after_cut[-3:]
+        assert state["room"]["status"] == "playing"
+        # n3 let the room go (it answers 503 for its Redis, with its rooms counted)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            health = httpx.get(f"{n3.url}/api/health", timeout=20)
+            if health.json()["rooms"] == 0:
+                break
+            time.sleep(0.3)
+        assert health.status_code == 503 and health.json()["status"] == "redis_unavailable"
+        assert health.json()["rooms"] == 0
+
+        n1.stop()  # everything n1 acknowledged is stored; nothing more is written
+
+        async def stored() -> tuple[list[int], dict[str, Any]]:
+            from kemps.server.cli import diagnose
+            from kemps.server.storage import Storage
+
+            storage = Storage(PG_URL)
+            await storage.start()
+            try:
+                found = await storage.room_record(code)
+                assert found is not None
+                return [e.seq for e in found[1]], diagnose(*found)
+            finally:
+                await storage.close()
+
+        seqs, diagnosis = asyncio.run(stored())
+        assert seqs == list(range(len(seqs))) and len(seqs) > 2  # each step once, in order
+        assert diagnosis["restores"], diagnosis["error"]  # the record replays as one table
+        assert diagnosis["version"] >= state["view"]["version"]
+    finally:
+        for n in nodes:
+            n.stop()
+        proxy.close()
+        _flush_redis()
+        reset_postgres()

@@ -113,8 +113,8 @@ class Cluster:
         room = self.server.rooms.pop(code, None)
         self.server.writer.fences.pop(code, None)
         if room is not None:
-            self.server.limits.forget(room)
-            room.lost()
+            room.lost()  # room_moved: the page reconnects (not room_archived: it would stop)
+            self.server.limits.release(room)
 
     async def summary(self) -> dict[str, Any] | None:
         """The cluster as the nodes' heartbeats in Redis give it: ``nodes`` (id, url, rooms,

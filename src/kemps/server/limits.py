@@ -310,10 +310,15 @@ class Limits:
         """How often to look for idle rooms (a quarter of the shorter idle limit, 0.05 to 30 s)."""
         return min(30.0, max(0.05, min(self.settings.room_idle_s, self.settings.match_idle_s) / 4))
 
-    def forget(self, room: Room) -> None:
-        """A room archived: drop what is kept for it, and close its connections."""
+    def release(self, room: Room) -> None:
+        """Drop what is kept for a room this server no longer holds (archived, or owned by
+        another node now), leaving its connections as they are."""
         self.idle_since.pop(room.code, None)
         self.seats.pop(room.code, None)
+
+    def forget(self, room: Room) -> None:
+        """A room archived: drop what is kept for it, and close its connections."""
+        self.release(room)
         for c in list(room.conns):
             if isinstance(c, LimitedConnection) and not c.closed:
                 c.end(CLOSE_ARCHIVED, "room_archived", archived_message(room.code))
