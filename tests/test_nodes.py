@@ -146,6 +146,56 @@ def _make_room(via: Node) -> tuple[str, str]:
     return r.json()["code"], r.json()["token"]
 
 
+class Player:
+    """A seated player on a table's WebSocket: the last view it was told, and what it waits for."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.view: dict[str, Any] = {}
+        self.next_id = 0
+
+    async def until(self, pred: Any, log: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Read messages until one matches ``pred`` (each also kept in ``log``)."""
+        while True:
+            m = json.loads(await asyncio.wait_for(self.ws.recv(), 15))
+            if log is not None:
+                log.append(m)
+            if "view" in m:
+                self.view = m["view"]
+            if pred(m):
+                return dict(m)
+
+    async def sit_down(self) -> None:
+        """The first state; agree a signal and be ready; wait for the deal."""
+        await self.until(lambda m: m["type"] == "state")
+        await self.ws.send(json.dumps({"type": "action", "id": 0, "action": {
+            "type": "agree_signals", "signals": ["wink"]}}))
+        await self.ws.send(json.dumps({"type": "ready"}))
+        await self.until(lambda m: m.get("view", {}).get("phase") == "play")
+
+    async def send_swap(self, action_id: int | None = None) -> int:
+        """Swap the first card of the middle for the first of my hand; the action's id."""
+        if action_id is None:
+            self.next_id += 1
+            action_id = self.next_id
+        middle = [c for c in self.view["middle"] if c]
+        await self.ws.send(json.dumps({"type": "action", "id": action_id, "action": {
+            "type": "swap", "take": [middle[0]], "give": [self.view["hand"][0]]}}))
+        return action_id
+
+    async def swaps(self, count: int) -> dict[str, Any]:
+        """Swap until ``count`` swaps are acknowledged, each with its update; the view then."""
+        acked = 0
+        while acked < count:
+            pending = await self.send_swap()
+            answer = await self.until(lambda m, wanted=pending: m.get("id") == wanted
+                                      and m["type"] in ("ok", "rejected"))
+            if answer["type"] == "ok":
+                acked += 1
+                await self.until(lambda m: m["type"] == "update")  # my swap's update
+        return dict(self.view)
+
+
 def test_rooms_spread_over_the_nodes_and_a_non_owner_serves_their_clients(
         nodes: list[Node]) -> None:
     made = [_make_room(nodes[0]) for _ in range(6)]
@@ -187,44 +237,17 @@ def test_a_killed_node_s_tables_come_back_on_the_others_with_every_acknowledged_
     assert httpx.post(f"{nodes[0].url}/api/rooms/{code}/start", headers=auth,
                       timeout=20).is_success
 
-    async def play_then_kill() -> tuple[dict[str, Any], int]:
-        """Through the owner itself: agree, be ready, swap until a few swaps are acknowledged;
+    async def play_then_kill() -> dict[str, Any]:
+        """Through the owner itself: agree, be ready, swap until three swaps are acknowledged;
         then the owner dies."""
         async with websockets.connect(f"{nodes[1].ws}/ws/{code}?token={token}") as ws:
-            view: dict[str, Any] = {}
-            next_id, acked = 0, 0
-
-            async def until(pred: Any) -> dict[str, Any]:
-                nonlocal view
-                while True:
-                    m = json.loads(await asyncio.wait_for(ws.recv(), 15))
-                    if "view" in m:
-                        view = m["view"]
-                    if pred(m):
-                        return dict(m)
-
-            await until(lambda m: m["type"] == "state")
-            await ws.send(json.dumps({"type": "action", "id": 0, "action": {
-                "type": "agree_signals", "signals": ["wink"]}}))
-            await ws.send(json.dumps({"type": "ready"}))
-            await until(lambda m: m.get("view", {}).get("phase") == "play")
-            while acked < 3:
-                middle = [c for c in view["middle"] if c]
-                next_id += 1
-                pending = next_id
-                await ws.send(json.dumps({"type": "action", "id": next_id, "action": {
-                    "type": "swap", "take": [middle[0]], "give": [view["hand"][0]]}}))
-                answer = await until(lambda m, wanted=pending: m.get("id") == wanted
-                                     and m["type"] in ("ok", "rejected"))
-                if answer["type"] == "ok":
-                    acked += 1
-                    await until(lambda m: m["type"] == "update")  # my swap's update
-            mine = dict(view)
+            player = Player(ws)
+            await player.sit_down()
+            mine = await player.swaps(3)
         nodes[1].kill()
-        return mine, acked
+        return mine
 
-    before, acked = asyncio.run(play_then_kill())
-    assert acked == 3
+    before = asyncio.run(play_then_kill())
     killed_at = time.monotonic()
 
     async def back() -> tuple[dict[str, Any], float]:
@@ -390,34 +413,9 @@ def test_behind_haproxy_rooms_spread_play_goes_on_and_a_killed_node_s_table_come
 
     async def play() -> dict[str, Any]:
         async with websockets.connect(ws_url) as ws:
-            view: dict[str, Any] = {}
-
-            async def until(pred: Any) -> dict[str, Any]:
-                nonlocal view
-                while True:
-                    m = json.loads(await asyncio.wait_for(ws.recv(), 15))
-                    if "view" in m:
-                        view = m["view"]
-                    if pred(m):
-                        return dict(m)
-
-            await until(lambda m: m["type"] == "state")
-            await ws.send(json.dumps({"type": "action", "id": 0, "action": {
-                "type": "agree_signals", "signals": ["wink"]}}))
-            await ws.send(json.dumps({"type": "ready"}))
-            await until(lambda m: m.get("view", {}).get("phase") == "play")
-            acked, next_id = 0, 0
-            while acked < 2:
-                middle = [c for c in view["middle"] if c]
-                next_id += 1
-                await ws.send(json.dumps({"type": "action", "id": next_id, "action": {
-                    "type": "swap", "take": [middle[0]], "give": [view["hand"][0]]}}))
-                answer = await until(lambda m, wanted=next_id: m.get("id") == wanted
-                                     and m["type"] in ("ok", "rejected"))
-                if answer["type"] == "ok":
-                    acked += 1
-                    await until(lambda m: m["type"] == "update")
-            return dict(view)
+            player = Player(ws)
+            await player.sit_down()
+            return await player.swaps(2)
 
     before = asyncio.run(play())
     owner.kill()
@@ -499,27 +497,10 @@ def test_a_real_node_cut_off_from_redis_is_fenced_out_and_nothing_is_written_twi
                           timeout=20).is_success
 
         async def run() -> tuple[list[dict[str, Any]], dict[str, Any]]:
-            async with websockets.connect(f"{n3.ws}/ws/{code}?token={token}") as old:
-                view: dict[str, Any] = {}
+            async with websockets.connect(f"{n3.ws}/ws/{code}?token={token}") as ws:
+                old = Player(ws)
                 after_cut: list[dict[str, Any]] = []
-
-                async def until(pred: Any, log: list[dict[str, Any]] | None = None
-                                ) -> dict[str, Any]:
-                    nonlocal view
-                    while True:
-                        m = json.loads(await asyncio.wait_for(old.recv(), 15))
-                        if log is not None:
-                            log.append(m)
-                        if "view" in m:
-                            view = m["view"]
-                        if pred(m):
-                            return dict(m)
-
-                await until(lambda m: m["type"] == "state")
-                await old.send(json.dumps({"type": "action", "id": 0, "action": {
-                    "type": "agree_signals", "signals": ["wink"]}}))
-                await old.send(json.dumps({"type": "ready"}))
-                await until(lambda m: m.get("view", {}).get("phase") == "play")
+                await old.sit_down()
                 proxy.cut()  # n3 can no longer renew its lease
                 await asyncio.sleep(LEASE_S + 1.0)
                 assert _owner(code) is None  # the lease ran out
@@ -528,12 +509,10 @@ def test_a_real_node_cut_off_from_redis_is_fenced_out_and_nothing_is_written_twi
                     state = json.loads(await asyncio.wait_for(new.recv(), 15))
                     assert state["type"] == "state" and _owner(code) == "n1"
                     # n3 still holds the table: a swap sent to it is never acknowledged
-                    middle = [c for c in view["middle"] if c]
-                    await old.send(json.dumps({"type": "action", "id": 99, "action": {
-                        "type": "swap", "take": [middle[0]], "give": [view["hand"][0]]}}))
+                    await old.send_swap(99)
                     with contextlib.suppress(websockets.exceptions.ConnectionClosed):
-                        await until(lambda m: m.get("type") == "error"
-                                    and m.get("code") == "room_moved", after_cut)
+                        await old.until(lambda m: m.get("type") == "error"
+                                        and m.get("code") == "room_moved", after_cut)
                     return after_cut, state
 
         after_cut, state = asyncio.run(run())

@@ -266,7 +266,8 @@ async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds
                        if len(received.get(key, ())) == 4)
     incomplete = sum(1 for key in origin if len(received.get(key, ())) < 4)
     if not latencies:
-        raise RuntimeError("no complete updates were measured")
+        raise RuntimeError(f"no complete updates were measured ({actions} actions sent, "
+                           f"{len(origin)} acknowledged, {incomplete} updates incomplete)")
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
     players = 4 * len(rooms)
     return StepResult(server.kind, players, seconds, len(latencies), actions,

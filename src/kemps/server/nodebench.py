@@ -39,6 +39,7 @@ class NodesResult:
     nodes: int
     players: int
     runs: list[StepResult] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # runs that measured nothing, and why
 
 
 def empty_database(database_url: str) -> None:
@@ -112,8 +113,11 @@ def run_nodes_benchmark(counts: tuple[int, ...], steps: tuple[int, ...], seconds
         results = {n: NodesResult(n, players) for n in counts}
         for run in range(runs):
             for n in counts:
-                results[n].runs.append(run_nodes_step(n, players, seconds, database_url,
-                                                      redis_url, seed=run, through=through))
+                try:
+                    results[n].runs.append(run_nodes_step(n, players, seconds, database_url,
+                                                          redis_url, seed=run, through=through))
+                except RuntimeError as err:  # reported with the figures, never dropped
+                    results[n].failed.append(str(err))
         out += results.values()
     return out
 
@@ -146,7 +150,12 @@ def report(results: list[NodesResult], through: bool = False) -> str:
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for r in results:
-        one = next((x for x in results if x.players == r.players and x.nodes == 1), None)
+        if not r.runs:
+            lines.append(f"| {r.players:,} | {r.nodes} | no run measured anything: "
+                         f"{'; '.join(r.failed)} |" + " |" * 10)
+            continue
+        one = next((x for x in results if x.players == r.players and x.nodes == 1 and x.runs),
+                   None)
         p99 = med(r, "p99_ms")
         cpu = med(r, "server_cpu_ms_per_action")
         ratio_p99 = f"{p99 / max(1e-9, med(one, 'p99_ms')):.2f}x" if one else "-"
@@ -159,6 +168,7 @@ def report(results: list[NodesResult], through: bool = False) -> str:
             f"{_median_spread([x.server_cpu_ms_per_action for x in r.runs])} | {ratio_cpu} | "
             f"{_median_spread([x.server_cpu for x in r.runs])} | "
             f"{_median_spread([x.client_cpu for x in r.runs])} | "
-            f"{sum(x.incomplete for x in r.runs)} | {'yes' if p99 <= TARGET_P99_MS else 'no'} | "
-            f"{min(loads):.1f}-{max(loads):.1f} |")
+            f"{sum(x.incomplete for x in r.runs)}"
+            f"{f' (+{len(r.failed)} run(s) with none complete)' if r.failed else ''} | "
+            f"{'yes' if p99 <= TARGET_P99_MS else 'no'} | {min(loads):.1f}-{max(loads):.1f} |")
     return "\n".join(lines) + "\n"
