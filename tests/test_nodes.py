@@ -327,6 +327,11 @@ def test_kemps_nodes_lists_the_nodes_and_a_drained_node_hands_its_rooms_over(
     made = [_make_room(nodes[0]) for _ in range(3)]
     on_n3 = [code for code, _ in made if _owner(code) == "n3"]
     assert on_n3
+    held = json.loads(subprocess.run([sys.executable, "-m", "kemps", "nodes", "--json",
+                                      "--rooms"], env=env, capture_output=True, text=True,
+                                     check=True).stdout)
+    assert sorted(c for n in held for c in n["held"]) == sorted(c for c, _ in made)
+    assert next(n["held"] for n in held if n["id"] == "n3") == sorted(on_n3)
     subprocess.run([sys.executable, "-m", "kemps", "nodes", "--drain", "n3"], env=env,
                    check=True, capture_output=True)
     deadline = time.monotonic() + 10

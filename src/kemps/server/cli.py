@@ -246,6 +246,8 @@ def register_nodes(app: typer.Typer) -> None:
             ] = None,
             undrain: Annotated[str | None, typer.Option(
                 help="Let a drained node take rooms again.")] = None,
+            rooms: Annotated[bool, typer.Option(
+                "--rooms", help="Also list the codes of the rooms each node holds.")] = False,
             as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     ) -> None:
         """List the server nodes that are up, with their rooms, players and whether they drain
@@ -264,24 +266,25 @@ def register_nodes(app: typer.Typer) -> None:
                        "no cluster to list).", err=True)
             raise typer.Exit(2)
 
-        async def run() -> list[Any]:
+        async def run() -> tuple[list[Any], dict[str, list[str]]]:
             nodes = Nodes(url, "kemps-nodes-cli", "")
             try:
                 if drain:
                     await nodes.set_draining(drain, True)
                 if undrain:
                     await nodes.set_draining(undrain, False)
-                return await nodes.nodes()
+                return await nodes.nodes(), (await nodes.owned() if rooms else {})
             finally:
                 await nodes.close()
 
         try:
-            found = asyncio.run(run())
+            found, held = asyncio.run(run())
         except Exception as err:  # noqa: BLE001 - one plain sentence for any Redis failure
             typer.echo(f"kemps nodes: cannot reach Redis at {url}: {err}", err=True)
             raise typer.Exit(1) from None
         if as_json:
-            typer.echo(json.dumps([n.__dict__ for n in found], indent=2))
+            typer.echo(json.dumps([n.__dict__ | ({"held": held.get(n.id, [])} if rooms else {})
+                                   for n in found], indent=2))
             return
         if not found:
             console.print("No node is up.")
@@ -289,3 +292,9 @@ def register_nodes(app: typer.Typer) -> None:
             console.print(f"{n.id}  {n.url}  rooms {n.rooms}  players {n.players}  "
                           f"{'draining  ' if n.draining else ''}seen {time.time() - n.seen:.1f} s "
                           "ago", highlight=False)
+            if rooms:
+                console.print("    " + (" ".join(held.get(n.id, [])) or "(no rooms)"),
+                              highlight=False)
+        if found:
+            console.print(f"{len(found)} node(s), {sum(n.rooms for n in found)} rooms, "
+                          f"{sum(n.players for n in found)} players", highlight=False)

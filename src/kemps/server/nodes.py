@@ -131,6 +131,18 @@ class Nodes:
         owner: str | None = await self.redis.get(f"{PREFIX}owner:{code}")
         return owner
 
+    async def owned(self) -> dict[str, list[str]]:
+        """Every room held now, by the id of the node that holds its lease (codes sorted); for
+        operators (a scan of the lease keys, not for a hot path)."""
+        codes = [key.removeprefix(f"{PREFIX}owner:")
+                 async for key in self.redis.scan_iter(match=f"{PREFIX}owner:*", count=1000)]
+        owners = await self.redis.mget([f"{PREFIX}owner:{c}" for c in codes]) if codes else []
+        out: dict[str, list[str]] = {}
+        for code, owner in zip(codes, owners, strict=True):
+            if owner is not None:  # its lease ran out between the scan and the read
+                out.setdefault(owner, []).append(code)
+        return {owner: sorted(held) for owner, held in sorted(out.items())}
+
     async def acquire(self, code: str) -> int | None:
         """Take ``code``'s lease if nobody holds it: returns this node's new fencing token (to
         claim the room in PostgreSQL before reading it), or None when another node holds it."""
