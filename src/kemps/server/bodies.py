@@ -326,13 +326,13 @@ class WithdrawBody(BaseModel):
 
 
 __all__ = [
+    "ONLINE_DEFAULTS",
     "BotBody",
     "CreateBody",
     "HandBody",
     "LettersResult",
     "ResultBody",
     "RuleOptions",
-    "ONLINE_DEFAULTS",
     "RulesBody",
     "SeatBody",
     "SettingsBody",

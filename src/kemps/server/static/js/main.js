@@ -31,7 +31,7 @@ async function boot() {
   try {
     const p = await api("GET", "/api/presets");
     S.presets = p.presets; S.gestures = p.gestures; S.botLevels = p.bot_levels || ["simple"];
-    S.options = p.options || {}; S.maxPairs = p.max_pairs || 6;
+    S.options = p.options || {}; S.maxPairs = p.max_pairs || 6; S.onlineDefaults = p.online_defaults || {};
     const levelSelect = $("bot-level");
     if (levelSelect && !levelSelect.options.length) {
       for (const level of S.botLevels) levelSelect.append(new Option(level, level));

@@ -3,7 +3,7 @@
 // (kemps.views.SeatView) and the events of each `update` (docs/protocol.md).
 export const S = {
   presets: null, options: null, maxPairs: 6, gestures: {}, botLevels: ["simple"], botSpeeds: [],
-  code: null, seat: null, token: null, room: null, view: null,
+  onlineDefaults: {}, code: null, seat: null, token: null, room: null, view: null,
   ws: null, wsWanted: false, retry: 0, clock: { t: 0, at: performance.now() }, paused: false,
   last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, recap: [], recapFor: null,
   draft: null, draftDirty: false, flash: {}, handNo: -1, createOptions: {},

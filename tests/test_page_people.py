@@ -1,0 +1,213 @@
+"""Issue 11's table of people, in real Chromium: three browsers in one room (a bot in the fourth
+seat) at an online table, where attention is on by default (docs/rules.md "Attention").
+
+S0: "Half of Kemps is watching your partner without looking as though you are"; "Watch the other
+pair's faces more than their hands". A looks at B and sees B's gesture played on B's person; C,
+looking at the middle, sees only that B moved (no gesture's name anywhere in C's page); every look
+shows on every screen as the person's head (``data-look``); a swap turns the swapper's person to
+the middle on the others' screens. C's page prefers reduced motion: what C sees is a caption on
+the person instead, and only what C saw.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from serving import server_thread, sqlite_url
+from test_page import PHONE, WAIT_MS, cards, create_room, new_page, shots_dir, wait_for_hand
+
+DESKTOP_WIDE = {"width": 1366, "height": 768}
+
+NAMES = ("Alice", "Bruno", "Cara")
+
+
+def person(page: Page, seat: int) -> Locator:
+    return page.locator(f'.seat[data-seat="{seat}"] .person')
+
+
+def join(page: Page, url: str, code: str, name: str, seat: int) -> None:
+    page.goto(f"{url}/room/{code}")
+    expect(page.locator("#lobby")).to_be_visible()
+    page.locator("#lobby").get_by_label("Your name").fill(name)
+    page.get_by_role("button", name=f"Sit at seat {seat + 1}").click()
+    expect(page.locator("#lobby-wait")).to_contain_text("Waiting for Alice")
+
+
+@contextmanager
+def three_at_a_table(browser: Browser, tmp_path: Path) -> Iterator[tuple[Page, Page, Page]]:
+    """Alice (seat 0, the host), Bruno (1) and Cara (2, reduced motion) in one room, a bot in seat
+    3, the first hand dealt on every screen."""
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, ExitStack() as stack:
+        a = stack.enter_context(new_page(browser))
+        b = stack.enter_context(new_page(browser))
+        c_ctx = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+        stack.callback(c_ctx.close)
+        c = stack.enter_context(new_page(browser, context=c_ctx))
+        code = create_room(a, srv.url, "Alice")
+        # An online table follows where players look unless the host turns it off.
+        expect(a.locator("#lobby-options-attention")).to_have_value("true")
+        join(b, srv.url, code, "Bruno", 1)
+        join(c, srv.url, code, "Cara", 2)
+        a.get_by_role("button", name="Fill empty seats with bots").click()
+        expect(a.locator(".lseat.bot")).to_have_count(1)
+        a.get_by_role("button", name="Start the match").click()
+        for page in (a, b, c):
+            expect(page.locator("#huddle")).to_be_visible()
+            page.keyboard.press("r")
+        for page in (a, b, c):
+            wait_for_hand(page)
+        yield a, b, c
+
+
+def looks_everywhere(pages: tuple[Page, ...], seat: int, look: str) -> None:
+    """Every screen shows ``seat``'s person looking at ``look`` ("seat-1", "middle", "hand")."""
+    for page in pages:
+        expect(person(page, seat)).to_have_attribute("data-look", look, timeout=WAIT_MS)
+
+
+def test_looks_and_gestures_on_the_people(browser: Browser, tmp_path: Path) -> None:
+    with three_at_a_table(browser, tmp_path) as (a, b, c):
+        pages = (a, b, c)
+        for page in pages:  # everyone starts looking at their own cards; there are four people
+            expect(page.locator(".seat .person")).to_have_count(4)
+        looks_everywhere(pages, 0, "hand")
+        # Alice points at Bruno's person: her look turns to him, on every screen.
+        person(a, 1).click()
+        looks_everywhere(pages, 0, "seat-1")
+        expect(a.locator('.seat[data-seat="1"] .plate')).to_have_class(re.compile("looked-at"))
+        expect(b.locator('.seat[data-seat="0"]')).to_have_attribute(
+            "aria-label", re.compile("looks at Bruno"))
+        # Cara looks at the middle from the keyboard (C).
+        c.keyboard.press("c")
+        looks_everywhere(pages, 2, "middle")
+        expect(c.locator("#middle")).to_have_class(re.compile("looked-at"))
+
+        # Bruno touches his ear: Alice, looking at him, sees it played on his person and in her
+        # "You saw" strip; the log holds the line back until the hand is over.
+        b.locator('#gestures [data-gesture="touch_ear"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", "touch_ear")
+        expect(a.locator("#you-saw")).to_contain_text("Bruno touches an ear")
+        held = a.locator("#log li.held", has_text="Bruno touches an ear")
+        expect(held).to_have_count(1)
+        expect(held).to_be_hidden()
+        # Cara, looking at the middle, sees only that Bruno moved: no caption, no name.
+        expect(person(c, 1)).to_have_attribute("data-gesture", "moved")
+        expect(c.locator('.seat[data-seat="1"] .bubble')).to_have_text("")
+        seen_by_c = c.evaluate("""() => {
+          const page = document.body.cloneNode(true);
+          // the gesture buttons and the huddle list the whole palette: they are Cara's own
+          for (const el of page.querySelectorAll('#gestures, #my-signal, #huddle')) el.remove();
+          return page.innerHTML;
+        }""")
+        for word in ("touch_ear", "touches an ear", "Touch ear"):
+            assert word not in seen_by_c, f"{word!r} in Cara's page"
+        expect(c.locator("#you-saw")).to_be_hidden()
+
+        # Cara turns to Bruno (Shift+3: three places to her left) and he nods: she saw it, and with
+        # reduced motion it is a caption on his person.
+        c.keyboard.press("Shift+Digit3")
+        looks_everywhere(pages, 2, "seat-1")
+        b.locator('#gestures [data-gesture="nod"]').click()
+        expect(c.locator('.seat[data-seat="1"] .bubble')).to_have_text("nods")
+        expect(c.locator("#you-saw")).to_contain_text("Bruno nods")
+        expect(person(a, 1)).to_have_attribute("data-gesture", "nod")
+
+        # Alice swaps from the keys (no pointing): taking a card moves her look to the middle,
+        # and the others' screens turn her person there.
+        for _ in range(6):
+            hand, middle = cards(a, "hand"), cards(a, "middle")
+            if len(hand) == 4 and len(middle) == 4:
+                a.keyboard.press("a")
+                a.keyboard.press("1")
+            try:
+                a.wait_for_function("() => window.kemps.S.view.looks[0] === 'middle'", timeout=3000)
+                break
+            except PlaywrightTimeoutError:  # a bot took the card first (the page said so): again
+                continue
+        looks_everywhere(pages, 0, "middle")
+
+        # When the hand is over the log shows what it held back (an update as the server sends
+        # it at a hand's end; the lines are the server's own).
+        a.evaluate("""() => { const {S, handleMessage} = window.kemps;
+            handleMessage({type: 'update', version: S.view.version, view: S.view, events: [
+              {type: 'hand_ended', hand_no: S.view.hand_no, reason: 'called', decided: true,
+               t: 1, text: null}]}); }""")
+        expect(a.locator("#log li", has_text="Bruno touches an ear")).to_be_visible()
+        expect(a.locator("#log li.held")).to_have_count(0)
+
+
+def freeze(page: Page, at_ms: int = 450) -> None:
+    """Hold every animation on the page at ``at_ms`` (a picture mid-gesture)."""
+    page.evaluate("(t) => document.getAnimations().forEach((a) => { a.pause(); a.currentTime = t; })",
+                  at_ms)
+
+
+def test_pictures_and_a_recording_of_the_people(browser: Browser, tmp_path: Path) -> None:
+    """The README's pictures of the table of people mid-gesture, at 1366x768 (Alice watches Bruno
+    touch his ear) and on a 390x844 phone (Bruno watches Alice scratch her nose), and a short
+    recording of Alice's screen: she looks at Bruno and sees his gesture, looks at the middle and
+    sees only that he moved, looks back (Shift+1), swaps and so turns to the middle.
+    ``KEMPS_SCREENSHOTS=docs/screenshots`` writes ``people.png``, ``people-phone.png`` and
+    ``people.webm`` there."""
+    out = shots_dir(tmp_path)
+    video_dir = tmp_path / "video"
+    with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, ExitStack() as stack:
+        a_ctx = browser.new_context(viewport=DESKTOP_WIDE, record_video_dir=str(video_dir),
+                                    record_video_size={"width": 683, "height": 384})
+        a = stack.enter_context(new_page(browser, DESKTOP_WIDE, context=a_ctx))
+        b = stack.enter_context(new_page(browser, PHONE))
+        code = create_room(a, srv.url, "Alice")
+        join(b, srv.url, code, "Bruno", 1)
+        a.get_by_role("button", name="Fill empty seats with bots").click()
+        expect(a.locator(".lseat.bot")).to_have_count(2)
+        a.get_by_role("button", name="Start the match").click()
+        for page in (a, b):
+            expect(page.locator("#huddle")).to_be_visible()
+            page.keyboard.press("r")
+        for page in (a, b):
+            wait_for_hand(page)
+        a.mouse.move(683, 300)
+        person(a, 1).click()
+        looks_everywhere((a, b), 0, "seat-1")
+        b.locator('#gestures [data-gesture="touch_ear"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", "touch_ear")
+        freeze(a)
+        a.screenshot(path=out / "people.png")
+        a.evaluate("() => document.getAnimations().forEach((a) => a.play())")
+        a.wait_for_timeout(600)  # (the recording: the rest of the gesture)
+        a.keyboard.press("c")
+        looks_everywhere((a, b), 0, "middle")
+        b.locator('#gestures [data-gesture="nod"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", "moved")
+        a.wait_for_timeout(700)
+        a.keyboard.press("Shift+Digit1")
+        looks_everywhere((a, b), 0, "seat-1")
+        b.locator('#gestures [data-gesture="hand_on_chin"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", "hand_on_chin")
+        # Bruno, on his phone, turns to Alice (three places to his left) and she scratches her nose.
+        b.keyboard.press("Shift+Digit3")
+        looks_everywhere((a, b), 1, "seat-0")
+        a.locator('#gestures [data-gesture="scratch_nose"]').click()
+        expect(person(b, 0)).to_have_attribute("data-gesture", "scratch_nose")
+        freeze(b)
+        b.screenshot(path=out / "people-phone.png")
+        a.wait_for_timeout(900)
+        a.keyboard.press("a")
+        a.keyboard.press("1")
+        a.wait_for_timeout(900)
+        video = a.video
+        assert video is not None
+        a_ctx.close()
+        recorded = Path(video.path())
+    size = recorded.stat().st_size
+    assert 10_000 < size < 1_500_000, size
+    if os.environ.get("KEMPS_SCREENSHOTS"):
+        shutil.copy(recorded, out / "people.webm")
