@@ -52,8 +52,8 @@ export function renderGame() {
         h("span", { class: "seat-name" }));
       wireLook(plate, s);
       seatsEl.append(h("div", { class: `seat pair-${s % (n / 2)} side-${side}`, "data-seat": s, style: `left:${pos.x}%;top:${pos.y}%` },
-        h("div", { class: "who" }, person, plate, h("kbd", { class: "key person-key", "aria-hidden": "true" })),
-        h("div", { class: "tags" }),
+        h("div", { class: "who" }, person, h("div", { class: "nameplate" }, plate, h("div", { class: "tags" })),
+          h("kbd", { class: "key person-key", "aria-hidden": "true" })),
         h("div", { class: "seat-cards" }),
         h("div", { class: "last" }),
         h("div", { class: "bubble", role: "status" })));
