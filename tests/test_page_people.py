@@ -41,9 +41,10 @@ def join(page: Page, url: str, code: str, name: str, seat: int) -> None:
 
 
 @contextmanager
-def three_at_a_table(browser: Browser, tmp_path: Path) -> Iterator[tuple[Page, Page, Page]]:
+def three_at_a_table(browser: Browser,
+                     tmp_path: Path) -> Iterator[tuple[Page, Page, Page, Page]]:
     """Alice (seat 0, the host), Bruno (1) and Cara (2, reduced motion) in one room, a bot in seat
-    3, the first hand dealt on every screen."""
+    3, the first hand dealt on every screen; and a spectator's page."""
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, ExitStack() as stack:
         a = stack.enter_context(new_page(browser))
         b = stack.enter_context(new_page(browser))
@@ -63,7 +64,22 @@ def three_at_a_table(browser: Browser, tmp_path: Path) -> Iterator[tuple[Page, P
             page.keyboard.press("r")
         for page in (a, b, c):
             wait_for_hand(page)
-        yield a, b, c
+        s = stack.enter_context(new_page(browser))
+        s.goto(f"{srv.url}/room/{code}")
+        expect(s.locator("#watching")).to_be_visible()
+        yield a, b, c, s
+
+
+def plain_gestures(*pages: Page) -> list[tuple[str, str]]:
+    """The seen gestures that are no pair's signal at the pages' seats (a bot partner would call
+    on its pair's signal), in palette order: (name, label), e.g. ("touch_ear", "touches an ear")."""
+    found: list[tuple[str, str]] = []
+    taken = {g for page in pages for g in page.evaluate("() => window.kemps.S.view.signals")}
+    for name, label in pages[0].evaluate("""() => Object.entries(window.kemps.S.gestures)
+            .filter(([, g]) => g.kind === 'seen').map(([name, g]) => [name, g.label])"""):
+        if name not in taken:
+            found.append((name, label))
+    return found
 
 
 def swap_from_the_keys(page: Page) -> None:
@@ -89,8 +105,8 @@ def looks_everywhere(pages: tuple[Page, ...], seat: int, look: str) -> None:
 
 
 def test_looks_and_gestures_on_the_people(browser: Browser, tmp_path: Path) -> None:
-    with three_at_a_table(browser, tmp_path) as (a, b, c):
-        pages = (a, b, c)
+    with three_at_a_table(browser, tmp_path) as (a, b, c, s):
+        pages = (a, b, c, s)
         for page in pages:  # everyone starts looking at their own cards; there are four people
             expect(page.locator(".seat .person")).to_have_count(4)
         looks_everywhere(pages, 0, "hand")
@@ -104,13 +120,19 @@ def test_looks_and_gestures_on_the_people(browser: Browser, tmp_path: Path) -> N
         c.keyboard.press("c")
         looks_everywhere(pages, 2, "middle")
         expect(c.locator("#middle")).to_have_class(re.compile("looked-at"))
+        # The spectator looks at Bruno (Shift+2: seat 2); no one else sees a spectator's look.
+        s.keyboard.press("Shift+Digit2")
+        expect(s.locator('.seat[data-seat="1"] .plate')).to_have_class(re.compile("looked-at"))
 
-        # Bruno touches his ear: Alice, looking at him, sees it played on his person and in her
-        # "You saw" strip; the log holds the line back until the hand is over.
-        b.locator('#me .gesture[data-gesture="touch_ear"]').click()
-        expect(person(a, 1)).to_have_attribute("data-gesture", "touch_ear")
-        expect(a.locator("#you-saw")).to_contain_text("Bruno touches an ear")
-        held = a.locator("#log li.held", has_text="Bruno touches an ear")
+        # Bruno makes a gesture (touches his ear, unless that is a signal): Alice, looking at him,
+        # sees it played on his person and in her "You saw" strip; the log holds the line back
+        # until the hand is over.
+        (g1, label1), (g2, label2) = plain_gestures(a, b)[:2]
+        b.locator(f'#me .gesture[data-gesture="{g1}"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", g1)
+        expect(person(s, 1)).to_have_attribute("data-gesture", g1)
+        expect(a.locator("#you-saw")).to_contain_text(f"Bruno {label1}")
+        held = a.locator("#log li.held", has_text=f"Bruno {label1}")
         expect(held).to_have_count(1)
         expect(held).to_be_hidden()
         # Cara, looking at the middle, sees only that Bruno moved: no caption, no name.
@@ -122,18 +144,19 @@ def test_looks_and_gestures_on_the_people(browser: Browser, tmp_path: Path) -> N
           for (const el of page.querySelectorAll('#gestures, #my-signal, #huddle')) el.remove();
           return page.innerHTML;
         }""")
-        for word in ("touch_ear", "touches an ear", "Touch ear"):
-            assert word not in seen_by_c, f"{word!r} in Cara's page"
+        for word in (g1, label1, g1.replace("_", " ")):
+            assert word.lower() not in seen_by_c.lower(), f"{word!r} in Cara's page"
         expect(c.locator("#you-saw")).to_be_hidden()
 
-        # Cara turns to Bruno (Shift+3: three places to her left) and he nods: she saw it, and with
-        # reduced motion it is a caption on his person.
+        # Once that gesture is over (1 s), Cara turns to Bruno (Shift+3: three places to her left)
+        # and he makes another: she saw it, and with reduced motion it is a caption on him.
+        expect(person(a, 1)).not_to_have_attribute("data-gesture", g1)
         c.keyboard.press("Shift+Digit3")
         looks_everywhere(pages, 2, "seat-1")
-        b.locator('#me .gesture[data-gesture="nod"]').click()
-        expect(c.locator('.seat[data-seat="1"] .bubble')).to_have_text("nods")
-        expect(c.locator("#you-saw")).to_contain_text("Bruno nods")
-        expect(person(a, 1)).to_have_attribute("data-gesture", "nod")
+        b.locator(f'#me .gesture[data-gesture="{g2}"]').click()
+        expect(c.locator('.seat[data-seat="1"] .bubble')).to_have_text(label2)
+        expect(c.locator("#you-saw")).to_contain_text(f"Bruno {label2}")
+        expect(person(a, 1)).to_have_attribute("data-gesture", g2)
 
         # Alice swaps from the keys (no pointing): taking a card moves her look to the middle,
         # and the others' screens turn her person there.
@@ -146,7 +169,7 @@ def test_looks_and_gestures_on_the_people(browser: Browser, tmp_path: Path) -> N
             handleMessage({type: 'update', version: S.view.version, view: S.view, events: [
               {type: 'hand_ended', hand_no: S.view.hand_no, reason: 'called', decided: true,
                t: 1, text: null}]}); }""")
-        expect(a.locator("#log li", has_text="Bruno touches an ear")).to_be_visible()
+        expect(a.locator("#log li", has_text=f"Bruno {label1}")).to_be_visible()
         expect(a.locator("#log li.held")).to_have_count(0)
 
 
@@ -158,7 +181,8 @@ def freeze(page: Page, at_ms: int = 450) -> None:
 
 def test_pictures_and_a_recording_of_the_people(browser: Browser, tmp_path: Path) -> None:
     """The README's pictures of the table of people mid-gesture, at 1366x768 (Alice watches Bruno
-    touch his ear) and on a 390x844 phone (Bruno watches Alice scratch her nose), and a short
+    touch his ear) and on a 390x844 phone (Bruno watches Alice scratch her nose; other gestures
+    where one of those is the gesturer's pair's signal), and a short
     recording of Alice's screen: she looks at Bruno and sees his gesture, looks at the middle and
     sees only that he moved, looks back (Shift+1), swaps and so turns to the middle.
     ``KEMPS_SCREENSHOTS=docs/screenshots`` writes ``people.png``, ``people-phone.png`` and
@@ -183,8 +207,10 @@ def test_pictures_and_a_recording_of_the_people(browser: Browser, tmp_path: Path
         a.mouse.move(683, 300)
         person(a, 1).click()
         looks_everywhere((a, b), 0, "seat-1")
-        b.locator('#me .gesture[data-gesture="touch_ear"]').click()
-        expect(person(a, 1)).to_have_attribute("data-gesture", "touch_ear")
+        mine = [g for g, _ in plain_gestures(a)]  # Alice's pair's signal would draw Cleo's call
+        bruno = [g for g, _ in plain_gestures(b)]
+        b.locator(f'#me .gesture[data-gesture="{bruno[0]}"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", bruno[0])
         cast.stop()  # (the recording does not show the picture's pause)
         freeze(a)
         a.screenshot(path=out / "people.png")
@@ -193,18 +219,18 @@ def test_pictures_and_a_recording_of_the_people(browser: Browser, tmp_path: Path
         a.wait_for_timeout(600)  # (the recording: the rest of the gesture)
         a.keyboard.press("c")
         looks_everywhere((a, b), 0, "middle")
-        b.locator('#me .gesture[data-gesture="nod"]').click()
+        b.locator(f'#me .gesture[data-gesture="{bruno[1]}"]').click()
         expect(person(a, 1)).to_have_attribute("data-gesture", "moved")
         a.wait_for_timeout(700)
         a.keyboard.press("Shift+Digit1")
         looks_everywhere((a, b), 0, "seat-1")
-        b.locator('#me .gesture[data-gesture="hand_on_chin"]').click()
-        expect(person(a, 1)).to_have_attribute("data-gesture", "hand_on_chin")
+        b.locator(f'#me .gesture[data-gesture="{bruno[2]}"]').click()
+        expect(person(a, 1)).to_have_attribute("data-gesture", bruno[2])
         # Bruno, on his phone, turns to Alice (three places to his left) and she scratches her nose.
         b.keyboard.press("Shift+Digit3")
         looks_everywhere((a, b), 1, "seat-0")
-        a.locator('#me .gesture[data-gesture="scratch_nose"]').click()
-        expect(person(b, 0)).to_have_attribute("data-gesture", "scratch_nose")
+        a.locator(f'#me .gesture[data-gesture="{mine[1]}"]').click()
+        expect(person(b, 0)).to_have_attribute("data-gesture", mine[1])
         freeze(b)
         b.screenshot(path=out / "people-phone.png")
         a.wait_for_timeout(900)
