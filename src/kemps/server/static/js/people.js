@@ -34,8 +34,8 @@ const SVG = (s) => `<svg class="person" viewBox="0 0 40 44" aria-hidden="true" f
     <ellipse class="p-mouth-open" cx="20" cy="22.7" rx="1.7" ry="2"/>
     <g class="p-sound"><path d="M29.5 20.5 q1.8 1.6 0 3.2"/><path d="M32 19 q3 3.2 0 6.4"/></g>
   </g></g>
-  <circle class="p-hand" r="2.9"/>
-  <circle class="p-hand p-hand2" r="2.9"/>
+  <circle class="p-hand" r="3.3"/>
+  <circle class="p-hand p-hand2" r="3.3"/>
 </svg>`;
 
 const template = document.createElement("template");
