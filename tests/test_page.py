@@ -261,7 +261,8 @@ def test_full_match_against_bots(browser: Browser, tmp_path: Path) -> None:
 def test_second_browser_joins_by_code_and_sees_gestures(browser: Browser,
                                                         tmp_path: Path) -> None:
     """A friend in another browser joins by the room code; each sees the other's gestures on the
-    gesturer's seat."""
+    gesturer's seat. The host turns attention off in the lobby (today's game: every seat sees every
+    gesture, as a bubble and played on the person)."""
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=3) as srv, \
             new_page(browser) as host, new_page(browser) as friend:
         code = create_room(host, srv.url, "Alice")
@@ -273,6 +274,9 @@ def test_second_browser_joins_by_code_and_sees_gestures(browser: Browser,
         friend.get_by_role("button", name="Sit at seat 2").click()
         expect(host.locator('.lseat[data-seat="1"]')).to_contain_text("Bruno")
         expect(friend.locator("#lobby-wait")).to_contain_text("Waiting for Alice")
+        expect(host.locator("#lobby-options-attention")).to_have_value("true")  # online default
+        host.locator("#lobby-options-attention").select_option("false")
+        expect(friend.locator("#lobby-options-attention")).to_have_value("false")
         host.get_by_role("button", name="Fill empty seats with bots").click()
         host.get_by_role("button", name="Start the match").click()
         for page in (host, friend):
@@ -286,6 +290,8 @@ def test_second_browser_joins_by_code_and_sees_gestures(browser: Browser,
 
         host.get_by_role("button", name="Gesture: winks").click()
         expect(friend.locator('.seat[data-seat="0"] .bubble')).to_have_text("winks")
+        expect(friend.locator('.seat[data-seat="0"] .person')).to_have_attribute(
+            "data-gesture", "wink")
         friend.get_by_role("button", name="Gesture: scratches their nose").click()
         expect(host.locator('.seat[data-seat="1"] .bubble')).to_have_text(
             "scratches their nose")

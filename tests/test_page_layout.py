@@ -1,6 +1,7 @@
 """The table in view: at 1280x800, 1366x768 and a 390x844 phone, with no scrolling, a seated
 player sees their four cards, the middle, their partner, the calls (Kemps / Stop) and their signal
-during a hand, and the huddle's Agree and Ready buttons when it opens (issue "A table a newcomer
+during a hand (and every player drawn as a person, none of them on a card, a call or
+the signal), and the huddle's Agree and Ready buttons when it opens (issue "A table a newcomer
 can play", items 1 and 2).
 
 Each size is its own test against a real server and three bots; the boxes measured are printed
@@ -25,7 +26,9 @@ SIZES = {"1280x800": {"width": 1280, "height": 800}, "1366x768": {"width": 1366,
 HUDDLE = {"agree": "#agree-signals", "ready": "#ready", "countdown": "#deal-countdown"}
 HAND = {"your cards": '[data-zone="hand"]', "the middle": '#middle [data-zone="middle"]',
         "your partner": ".seat.partner .plate", "calls": "#actions button.call",
-        "your signal": "#my-signal .gesture.secret"}
+        "your signal": "#my-signal .gesture.secret", "the people": ".seat .person"}
+# The people (issue 11) never sit on what a hand is played with.
+CLEAR_OF_PEOPLE = ("your cards", "the middle", "calls", "your signal")
 
 
 def boxes(page: Page, wanted: dict[str, str]) -> dict[str, list[dict[str, float]]]:
@@ -44,6 +47,18 @@ def boxes(page: Page, wanted: dict[str, str]) -> dict[str, list[dict[str, float]
           return out;
         }""", wanted)
     return found
+
+
+def people_in_the_way(found: dict[str, list[dict[str, float]]]) -> list[str]:
+    """Each person's box that overlaps a card, a call or the signal."""
+    bad = []
+    for p in found["the people"]:
+        for name in CLEAR_OF_PEOPLE:
+            for r in found[name]:
+                if p["x"] < r["right"] and r["x"] < p["right"] and p["y"] < r["bottom"] \
+                        and r["y"] < p["bottom"]:
+                    bad.append(f"a person at {p} overlaps {name} at {r}")
+    return bad
 
 
 def out_of_view(found: dict[str, list[dict[str, float]]], size: dict[str, int]) -> list[str]:
@@ -100,6 +115,8 @@ def test_everything_needed_in_a_hand_is_in_view(browser: Browser, tmp_path: Path
         expect(page.locator('#middle [data-zone="middle"]')).to_have_count(4)
         hand = boxes(page, HAND)
         bad += out_of_view(hand, size)
+        assert len(hand["the people"]) == 2 * pairs
+        bad += people_in_the_way(hand)
         page.screenshot(path=shots_dir(tmp_path) / f"in-view-{label}-{pairs}-pairs.png")
         print(json.dumps({"size": label, "pairs": pairs, "huddle": huddle, "hand": hand}))
         assert not bad, bad

@@ -71,7 +71,8 @@ class JoinedAnswer(BaseModel):
 class PresetsAnswer(BaseModel):
     """Every preset (with aliases, every option and a one-line note), the rule options' schema
     (kind, choices or limits, group, description, seed), the most pairs a table seats, the
-    gesture palette, the bot levels."""
+    gesture palette, the bot levels, and the options an online room plays unless told otherwise
+    (``online_defaults``: ``attention`` on)."""
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [
         {"presets": {"kent": {"aliases": ["kent"], "rules": {"word": "KENT"},
@@ -81,13 +82,15 @@ class PresetsAnswer(BaseModel):
                                "seed": "S1, S2"}},
          "max_pairs": 12,
          "gestures": {"touch_ear": {"kind": "seen", "label": "Touch your ear"}},
-         "bot_levels": ["simple", "casual", "club", "sharp"], "protocol": 1}]})
+         "bot_levels": ["simple", "casual", "club", "sharp"], "protocol": 1,
+         "online_defaults": {"attention": True}}]})
     presets: dict[str, dict[str, Any]]
     options: dict[str, dict[str, Any]]
     max_pairs: int
     gestures: dict[str, dict[str, Any]]
     bot_levels: list[str]
     protocol: int
+    online_defaults: dict[str, Any] = {}
 
 
 class MatchListed(BaseModel):

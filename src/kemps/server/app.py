@@ -43,7 +43,14 @@ from kemps.server.answers import (
     answer,
 )
 from kemps.server.api import SafeJSONResponse, errors, install_error_handlers
-from kemps.server.bodies import BotBody, CreateBody, RulesBody, SeatBody, SpectatorsBody
+from kemps.server.bodies import (
+    ONLINE_DEFAULTS,
+    BotBody,
+    CreateBody,
+    RulesBody,
+    SeatBody,
+    SpectatorsBody,
+)
 from kemps.server.errors import STORAGE_WAIT_MESSAGES, ServerError, error_for
 
 if TYPE_CHECKING:
@@ -352,7 +359,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
     async def presets() -> dict[str, Any]:
         """Every preset with its options, aliases and a one-line note; the option schema (kind,
         choices or limits, group, description, seed: :func:`kemps.rules.option_schema`); the
-        gesture palette and the bot levels."""
+        gesture palette and the bot levels; ``online_defaults``, what a room plays on top of its
+        preset unless its options say otherwise (:data:`kemps.server.bodies.ONLINE_DEFAULTS`)."""
         return {"presets": {n: {"aliases": list(a), "rules": PRESETS[n].to_dict(),
                                 "note": PRESET_NOTES.get(n, "")}
                             for n, a in preset_names().items()},
@@ -360,7 +368,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                 "gestures": {g.name: {"kind": g.kind, "label": g.label}
                              for g in PALETTE.values()},
                 "bot_levels": list(bot_levels()), "bot_speeds": list(bot_speeds()),
-                "protocol": PROTOCOL_VERSION}
+                "protocol": PROTOCOL_VERSION, "online_defaults": dict(ONLINE_DEFAULTS)}
 
     @app.get("/api/health", response_model=None, responses=errors() | answer(HealthAnswer) | {
         503: {"model": HealthAnswer, "description": "This server cannot take play now (its "

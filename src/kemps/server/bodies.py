@@ -100,6 +100,12 @@ class RuleOptions(BaseModel):
         return {k: v for k, v in self.model_dump(exclude_none=True).items()}
 
 
+#: What an online table plays that the presets (and so the records of matches played by them) do
+#: not: issue 11, "a new option, ``attention``, on by default at online tables, off keeps today's
+#: game". A room asks for ``"options": {"attention": false}`` to play without it.
+ONLINE_DEFAULTS: dict[str, Any] = {"attention": True}
+
+
 class RulesBody(BaseModel):
     """A preset and option changes: ``{"preset": "kent", "pairs": 3, "options": {...}}``."""
 
@@ -110,16 +116,17 @@ class RulesBody(BaseModel):
     options: RuleOptions = Field(default_factory=RuleOptions)
 
     def rule_set(self) -> RuleSet:
-        """The rule set asked for. Raises RuleError ``unknown_preset`` / ``bad_option``."""
+        """The rule set asked for: the preset with the online tables' defaults
+        (:data:`ONLINE_DEFAULTS`: ``attention`` on) and the options given on top. The preset keeps
+        its name unless an option is given. Raises RuleError ``unknown_preset`` / ``bad_option``."""
         rules = find_preset(self.preset)
         changes = self.options.changes()
         changes.pop("name", None)  # the rule set's name follows from the preset and changes
+        name = rules.name if not changes else "custom"
+        online = {k: v for k, v in ONLINE_DEFAULTS.items() if k not in changes}
         if self.pairs is not None:
             changes["pairs"] = self.pairs
-        if changes:
-            name = rules.name if set(changes) == {"pairs"} else "custom"
-            rules = rules.replace(name=name, **changes)
-        return rules
+        return rules.replace(name=name, **online, **changes)
 
 
 class CreateBody(RulesBody):
@@ -319,6 +326,7 @@ class WithdrawBody(BaseModel):
 
 
 __all__ = [
+    "ONLINE_DEFAULTS",
     "BotBody",
     "CreateBody",
     "HandBody",

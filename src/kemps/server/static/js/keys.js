@@ -3,9 +3,10 @@ import { banner } from "./banner.js";
 import { $, h } from "./dom.js";
 import { agreeDraft } from "./huddle.js";
 import { render } from "./render.js";
+import { lookAt, lookKey } from "./looks.js";
 import { send, sendAction } from "./socket.js";
 import { setMuted, muted } from "./sound.js";
-import { S, callWords } from "./state.js";
+import { S, callWords, rules } from "./state.js";
 import { actionList, clickCard, renderActions, renderCards } from "./table.js";
 
 // The list, in the table's own call words once a room is open.
@@ -23,6 +24,8 @@ export function keyList(words = { kemps: "Kemps", stop: "Stop Kemps" }) {
     ["X", "object to a stall: you still want a card there"],
     ["O", "Go! (the dealer, on a Go start)"],
     ["P", "pick up / lay down (tables that hold a fifth card)"],
+    ["Shift+1 Shift+2 …", "look at the player 1, 2… places to your left (tables where looks count; or point at them)"],
+    ["C / V", "look at the middle / at your cards"],
     ["R", "Ready, in the huddle;  Shift+A: agree the ticked signals"],
     ["M", "sound on or off"],
     ["?", "this list"],
@@ -65,7 +68,11 @@ export function wireKeys() {
     }
     if (key === "?") { toggleHelp(); ev.preventDefault(); return; }
     if (key === "m" || key === "M") { setMuted(!muted()); return; }
-    if (document.body.dataset.screen !== "game" || !S.view || S.view.seat === null) return;
+    if (document.body.dataset.screen !== "game" || !S.view) return;
+    // Looking (attention tables), for players and spectators alike.
+    const look = rules().attention ? lookKey(ev) : undefined;
+    if (look !== undefined) { lookAt(look); ev.preventDefault(); return; }
+    if (S.view.seat === null) return;
     const v = S.view, lower = key.toLowerCase();
     const picker = $("picker");
     if (!picker.hidden && /^[1-9]$/.test(key)) {

@@ -98,7 +98,8 @@ export function renderLobby() {
   const base = S.presets && S.presets[r.name] ? S.presets[r.name].rules : null;
   const changed = {};
   if (!base) for (const k of Object.keys(r)) {
-    const p = S.presets && S.presets.pagat ? S.presets.pagat.rules[k] : undefined;
+    // (compared with what an online room plays by default: the preset and the online defaults)
+    const p = k in S.onlineDefaults ? S.onlineDefaults[k] : S.presets && S.presets.pagat ? S.presets.pagat.rules[k] : undefined;
     if (JSON.stringify(p) !== JSON.stringify(r[k])) changed[k] = true;
   }
   optionsEditor($("lobby-options"), r, host && room.status === "lobby" ? (k, v) => {

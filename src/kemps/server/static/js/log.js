@@ -5,8 +5,9 @@
 import { cardShort, cardsShort } from "./cards.js";
 import { $, h } from "./dom.js";
 import { banner } from "./banner.js";
+import { reducedMotion, showGesture, showMoved } from "./people.js";
 import { play } from "./sound.js";
-import { S, callWords, gestureLabel, gestureShort, nameOf, pairMembers, setClock } from "./state.js";
+import { S, callWords, gestureLabel, gestureShort, nameOf, pairMembers, rules, setClock } from "./state.js";
 
 const LOG_MAX = 120;
 const CLASS = { hand_dealt: "sep", hand_ended: "sep", match_ended: "sep", called: "call",
@@ -18,7 +19,7 @@ export function logLine(text, cls = "") {
   while (ol.children.length > LOG_MAX) ol.firstChild.remove();
   ol.scrollTop = ol.scrollHeight;
 }
-export function clearLog() { $("log").innerHTML = ""; }
+export function clearLog() { $("log").innerHTML = ""; handOn = false; }
 
 // The server's sentence with card codes as faces ("AD" -> "A♦") and gesture names as words.
 export function faces(text) {
@@ -42,17 +43,36 @@ function classOf(e) {
 
 const newResult = () => ({ calls: [], scored: [], revealed: {}, reason: null, hand: null });
 
+// Attention tables: during a hand the log holds back the lines of gestures and looks (a running
+// text would show everyone everything); they show once the hand is over. What this page saw is
+// in the "You saw" strip (S.saw).
+const HELD = new Set(["gestured", "moved", "gesture_seen", "looked"]);
+let handOn = false;
+function saw(seat, gesture, heard) {
+  if (!rules().attention || (S.view && seat === S.view.seat)) return;
+  S.saw.push(`${nameOf(seat)} ${gestureLabel(gesture)}${heard ? " (heard)" : ""}`);
+  if (S.saw.length > 12) S.saw.shift();
+}
+// The gesture on the person; at an attention table a caption only where motion is reduced (and
+// heard gestures as before: everyone hears them), at any other table the bubble as always.
+function gestureShown(seat, gesture, heard) {
+  showGesture(seat, gesture, heard);
+  if (!rules().attention || heard) bubble(seat, gestureLabel(gesture), heard ? "heard" : "seen");
+  else if (reducedMotion()) bubble(seat, gestureLabel(gesture), "caption");
+}
+
 // `live`: the events just happened (bubbles, banner, sounds); false when replaying the log a
 // reload or a late spectator is sent with the state.
 export function onEvents(events, live = true) {
   for (const e of events) {
     if (live && typeof e.t === "number") setClock(e.t);
     const text = faces(e.text);
-    if (text) logLine(text, classOf(e));
+    const held = handOn && HELD.has(e.type) && rules().attention;
+    if (text) logLine(text, `${classOf(e)}${held ? " held" : ""}`);
     switch (e.type) {
       case "hand_dealt":
         S.last = {}; S.result = null; S.selHand = []; S.selMid = []; S.handNo = e.hand_no; S.pending = null;
-        S.takenBy = {}; S.partnerSignal = null;
+        S.takenBy = {}; S.partnerSignal = null; S.saw = []; handOn = true;
         // A new hand: back to the top, where the middle and your cards are (a phone may have been
         // scrolled down to the score or the log between hands).
         if (live) { banner.hide(); window.scrollTo(0, 0); }
@@ -82,20 +102,21 @@ export function onEvents(events, live = true) {
       case "objected": S.last[e.seat] = "objects!"; break;
       case "objection_lapsed": S.last[e.seat] = "objection lapsed"; break;
       case "gestured":
-        // Your partner just made your pair's signal: the hint says so (everyone saw the gesture;
-        // only your pair knows what it means).
+      case "gesture_seen":
+        // Your partner just made your pair's signal: the hint says so (everyone who saw the
+        // gesture saw it; only your pair knows what it means).
         if (live && S.view && S.view.seat !== null && e.seat === S.view.partner && S.view.signals.includes(e.gesture))
           S.partnerSignal = { at: performance.now(), gesture: e.gesture };
+        if (handOn) saw(e.seat, e.gesture, !!e.heard);
         if (live) {
-          bubble(e.seat, gestureLabel(e.gesture), e.heard ? "heard" : "seen");
+          gestureShown(e.seat, e.gesture, !!e.heard);
           if (e.heard) play("gesture", e.gesture);
         }
         break;
       case "chatted": if (live) bubble(e.seat, `“${e.text}”`, "chat"); break;
-      // Attention tables: a gesture you did not see is only a movement; one your look caught in
-      // time is shown late, as seen.
-      case "moved": if (live) bubble(e.seat, "moves", "seen"); break;
-      case "gesture_seen": if (live) bubble(e.seat, `${gestureLabel(e.gesture)} (you caught it)`, "seen"); break;
+      // Attention tables: a gesture you did not see is only a slight movement of that person
+      // (one your look caught in time, gesture_seen, is shown as seen, above).
+      case "moved": if (live) showMoved(e.seat); break;
       case "called": {
         const word = callWords()[e.kind] || e.kind;
         S.last[e.seat] = `called ${word}`;
@@ -133,6 +154,9 @@ export function onEvents(events, live = true) {
       case "hand_ended":
         S.result = S.result || newResult();
         S.result.reason = e.reason; S.result.hand = e.hand_no; S.result.decided = e.decided;
+        // The hand is over: the log shows everything it held back.
+        handOn = false;
+        for (const li of document.querySelectorAll("#log li.held")) li.classList.remove("held");
         S.recap = S.recap.filter((x) => x.hand !== e.hand_no);
         S.recap.push({ ...S.result, spelled: S.view ? [...S.view.spelled] : [] });
         if (live && e.reason === "real_deal") banner.call("The stock ran out", "a real deal: no letters");

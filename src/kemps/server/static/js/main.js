@@ -5,6 +5,7 @@ import { $ } from "./dom.js";
 import { agreeDraft } from "./huddle.js";
 import { buildHelp, toggleHelp, wireKeys } from "./keys.js";
 import { clearLog } from "./log.js";
+import { wireLook } from "./looks.js";
 import { botLevel, hostCall, putRules, rulesBody } from "./lobby.js";
 import { fillPairs, fillPresetSelect, renderCreateOptions } from "./options.js";
 import { render, showScreen } from "./render.js";
@@ -30,7 +31,7 @@ async function boot() {
   try {
     const p = await api("GET", "/api/presets");
     S.presets = p.presets; S.gestures = p.gestures; S.botLevels = p.bot_levels || ["simple"];
-    S.options = p.options || {}; S.maxPairs = p.max_pairs || 6;
+    S.options = p.options || {}; S.maxPairs = p.max_pairs || 6; S.onlineDefaults = p.online_defaults || {};
     const levelSelect = $("bot-level");
     if (levelSelect && !levelSelect.options.length) {
       for (const level of S.botLevels) levelSelect.append(new Option(level, level));
@@ -100,6 +101,9 @@ function wireStatic() {
   $("lobby-preset").addEventListener("change", () => putRules({ preset: $("lobby-preset").value, pairs: rules().pairs }));
   $("lobby-pairs-select").addEventListener("change", () => putRules({ ...rulesBody(), pairs: Number($("lobby-pairs-select").value) }));
   $("agree-signals").addEventListener("click", agreeDraft);
+  // Attention tables: pointing at the middle or at your cards turns your look there.
+  wireLook($("middle"), "middle");
+  wireLook($("hand"), "hand");
   $("ready").addEventListener("click", () => send({ type: "ready" }));
   $("chat-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

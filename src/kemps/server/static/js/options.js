@@ -18,9 +18,11 @@ const LABEL = {
   scoring: "Scoring", word: "Word", target: "Target (letters that lose / points that win; 0 = word)",
   hands: "Hands (0 = no limit)", call_word: "Call word", stop_word: "Stop word",
   objection_s: "An objection lapses after (s)", double_stop_on: "Double Stop claims",
+  attention: "Attention: where players look counts",
 };
-// What a table talks about before its first hand; everything else is folded.
-export const COMMON = ["word", "target", "multi_swap", "heard_signals", "stop_target", "double_calls", "hands"];
+// What a table talks about before its first hand; everything else is folded. `attention` is on at
+// online tables (the server's default, kemps.server.bodies.ONLINE_DEFAULTS): the host may turn it off.
+export const COMMON = ["attention", "word", "target", "multi_swap", "heard_signals", "stop_target", "double_calls", "hands"];
 export const pretty = (v) => (v === true ? "yes" : v === false ? "no" : String(v).replace(/_/g, " "));
 
 // A preset's name and its one line, both from its served note ("Kent: call "Kent", ...").
@@ -101,7 +103,8 @@ export function optionsEditor(container, values, onChange, changed) {
 
 export function renderCreateOptions() {
   const preset = $("create-preset").value;
-  const base = (S.presets && S.presets[preset]) ? S.presets[preset].rules : {};
+  // An online room plays its preset with the server's online defaults (attention on).
+  const base = { ...((S.presets && S.presets[preset]) ? S.presets[preset].rules : {}), ...S.onlineDefaults };
   const values = { ...base, ...S.createOptions };
   optionsEditor($("create-options-grid"), values, (k, v) => {
     if (JSON.stringify(base[k]) === JSON.stringify(v)) delete S.createOptions[k];

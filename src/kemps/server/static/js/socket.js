@@ -2,6 +2,7 @@
 // and what each server message changes.
 import { $ } from "./dom.js";
 import { clearLog, onEvents, refusal } from "./log.js";
+import { lookRefused } from "./looks.js";
 import { render } from "./render.js";
 import { S, forgetToken, setClock, setRoom } from "./state.js";
 import { api, showPaused, toast } from "./ui.js";
@@ -77,6 +78,7 @@ export function handleMessage(m) {
     case "state":
       if (S.token && m.seat === null) { forgetToken(S.code); S.token = null; }
       S.seat = m.seat;
+      S.spectatorLook = null; // a new connection: the server keeps no look for it yet
       setRoom(m.room); setClock(m.room.now);
       showPaused(!!m.room.paused);
       S.view = m.view || null;
@@ -104,6 +106,7 @@ export function handleMessage(m) {
     case "paused": showPaused(true, m.message); render(); break;
     case "resumed": showPaused(false); render(); break;
     case "rejected": {
+      if (lookRefused(m)) break; // a look too soon or already there: the page tries again quietly
       const pending = S.pending && (m.id === undefined || m.id === null || m.id === S.pending.id) ? S.pending : null;
       toast(refusal(m, pending));
       S.pending = null;

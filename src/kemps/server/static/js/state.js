@@ -3,10 +3,11 @@
 // (kemps.views.SeatView) and the events of each `update` (docs/protocol.md).
 export const S = {
   presets: null, options: null, maxPairs: 6, gestures: {}, botLevels: ["simple"], botSpeeds: [],
-  code: null, seat: null, token: null, room: null, view: null,
+  onlineDefaults: {}, code: null, seat: null, token: null, room: null, view: null,
   ws: null, wsWanted: false, retry: 0, clock: { t: 0, at: performance.now() }, paused: false,
   last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, recap: [], recapFor: null,
   draft: null, draftDirty: false, flash: {}, handNo: -1, createOptions: {},
+  saw: [], spectatorLook: null, // attention tables: what this page saw in the hand; a spectator's own look
   takenBy: {}, partnerSignal: null, lastSignals: null, pending: null, // the swap this seat sent and has no answer for yet: {take, give, id}
 };
 

@@ -2,6 +2,8 @@
 import { cardFace, cardName, cardShort, fourOfAKind, parseCard } from "./cards.js";
 import { $, h } from "./dom.js";
 import { renderHuddle } from "./huddle.js";
+import { lookKeyFor, myLook, wireLook } from "./looks.js";
+import { personEl, updatePeople } from "./people.js";
 import { renderMatchEnd, renderResult } from "./result.js";
 import { render } from "./render.js";
 import { sendAction, sendSwap } from "./socket.js";
@@ -43,16 +45,22 @@ export function renderGame() {
       const pos = narrow && n <= 12 ? seatPosNarrow(s, bottom, n) : seatPos(s, bottom, n, narrow ? 44 : 41, narrow ? 44 : 38);
       const k = (s - bottom + n) % n;
       const side = k === 0 ? "bottom" : pos.y < 25 ? "top" : pos.x < 50 ? "left" : "right";
+      const person = personEl(s);
+      wireLook(person, s);
+      const plate = h("div", { class: "plate" },
+        h("span", { class: "dot", "aria-hidden": "true" }),
+        h("span", { class: "seat-name" }));
+      wireLook(plate, s);
       seatsEl.append(h("div", { class: `seat pair-${s % (n / 2)} side-${side}`, "data-seat": s, style: `left:${pos.x}%;top:${pos.y}%` },
-        h("div", { class: "plate" },
-          h("span", { class: "dot", "aria-hidden": "true" }),
-          h("span", { class: "seat-name" })),
-        h("div", { class: "tags" }),
+        h("div", { class: "who" }, person, h("div", { class: "nameplate" }, plate, h("div", { class: "tags" })),
+          h("kbd", { class: "key person-key", "aria-hidden": "true" })),
         h("div", { class: "seat-cards" }),
         h("div", { class: "last" }),
         h("div", { class: "bubble", role: "status" })));
     }
   }
+  const looking = myLook();
+  const where = (at) => (at === "middle" ? "the middle" : at === "hand" ? "their cards" : typeof at === "number" ? v.names[at] : null);
   for (const el of seatsEl.children) {
     const s = Number(el.dataset.seat);
     const seatInfo = room.seats[s] || {};
@@ -89,14 +97,21 @@ export function renderGame() {
       cards.setAttribute("aria-label", s === me ? "" : `${v.names[s]} holds ${v.hand_counts[s]} cards`);
     }
     el.querySelector(".last").textContent = S.last[s] || "";
-    el.setAttribute("aria-label", `${v.names[s]}${tags.length ? `, ${tags.join(", ")}` : ""}`);
-    // Attention tables: a click on a player's plate turns your look to them.
-    const plate = el.querySelector(".plate");
-    const mayLook = r.attention && me !== null && s !== me && v.legal && (v.legal.looks || []).includes(s);
-    plate.classList.toggle("lookable", !!(r.attention && me !== null && s !== me));
-    plate.classList.toggle("looked-at", !!(r.attention && v.looks && me !== null && v.looks[me] === s));
-    plate.onclick = mayLook ? () => sendAction({ type: "look", at: s }) : null;
-    plate.title = r.attention && me !== null && s !== me ? (v.looks && v.looks[me] === s ? `You are looking at ${v.names[s]}` : `Look at ${v.names[s]}`) : "";
+    // Attention tables: where each player looks is public (the person's head shows it).
+    const at = r.attention && v.looks && v.looks.length ? where(v.looks[s]) : null;
+    el.setAttribute("aria-label", `${v.names[s]}${tags.length ? `, ${tags.join(", ")}` : ""}${at ? `, looks at ${at}` : ""}`);
+    // A hover or a tap on a player (person or plate) turns your look to them (js/looks.js).
+    const plate = el.querySelector(".plate"), who = el.querySelector(".who");
+    const lookable = !!(r.attention && s !== me);
+    who.classList.toggle("lookable", lookable);
+    plate.classList.toggle("lookable", lookable);
+    plate.classList.toggle("looked-at", !!(r.attention && looking === s));
+    const key = lookable ? lookKeyFor(s) : "";
+    el.querySelector(".person-key").textContent = key;
+    el.querySelector(".person-key").hidden = !key;
+    const title = lookable ? (looking === s ? `You are looking at ${v.names[s]}` : `Look at ${v.names[s]}${key ? ` (${key.replace("⇧", "Shift+")})` : ""}`) : "";
+    plate.title = title;
+    who.title = title;
   }
   const watching = me === null;
   $("watching").hidden = !watching;
@@ -113,6 +128,9 @@ export function renderGame() {
   renderResult();
   renderMatchEnd();
   $("chat-form").hidden = !(r.table_chat && me !== null);
+  $("middle").classList.toggle("looked-at", !!(r.attention && looking === "middle"));
+  $("hand").classList.toggle("looked-at", !!(r.attention && looking === "hand"));
+  updatePeople(r.attention && v.looks && v.looks.length ? v.looks : null);
 }
 
 function focusKey() {
@@ -270,7 +288,19 @@ function renderCenter() {
   $("center-note").hidden = !note;
   $("middle").hidden = v.phase === "huddle" || v.phase === "over";
   $("stock").textContent = v.phase === "huddle" || v.phase === "over" ? "" : `Stock: ${v.stock_count} card${v.stock_count === 1 ? "" : "s"}`;
+  renderYouSaw();
   updateTimers();
+}
+
+// Attention tables: the gestures this page saw in the hand, newest last (there is no running text
+// of gestures in the log during a hand). A screen reader hears each one (aria-live).
+export function renderYouSaw() {
+  const v = S.view, box = $("you-saw");
+  const show = !!(rules().attention && v && (v.phase === "dealt" || v.phase === "play") && S.saw.length);
+  box.hidden = !show;
+  const text = show ? S.saw.slice(-3).join(" · ") : "";
+  const list = $("you-saw-list");
+  if (list.textContent !== text) list.textContent = text;
 }
 
 export function updateTimers() {
