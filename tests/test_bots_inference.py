@@ -133,30 +133,3 @@ def test_belief_after_right_calls() -> None:
     w.gestured(1, "touch_ear", 12.0)
     assert w.belief(1, "touch_ear", 20.0, hand, middle) < SHARP.stop_threshold
 
-
-def test_a_second_signal_after_a_caught_fake_is_believed() -> None:
-    """S0: a fake "works once, perhaps twice". A pair whose read signal was given and followed
-    by its giver's swap (a fake: it was still collecting) is trusted less on its next first
-    signal; but the same player's signal later in that hand, after the fake, is not discounted
-    as a gesture "already made this hand with no call after it" (a faker fakes once)."""
-    rules = find_preset("pagat")
-    w = Watcher(0, rules, SHARP)
-    hand = list(parse_cards("2C 3D 4H 5S"))
-    middle = list(parse_cards("6C 7D 8H 9S"))
-    for hand_no in (1, 2, 3):  # read three times, kept: the pair keeps its signal
-        w.new_hand(hand_no)
-        w.gestured(1, "touch_ear", 6.0)
-        w.judged(7.0, "kemps", True, 1, [1], (1,))
-    w.new_hand(4)
-    first = w.belief(1, "touch_ear", 10.0, hand, middle)
-    assert first >= SHARP.stop_threshold
-    w.gestured(1, "touch_ear", 10.0)
-    w.swapped(1, tuple(parse_cards("JC")), tuple(parse_cards("QD")), 12.0)  # it swaps on: a fake
-    assert w.fakes[1] == 1.0
-    second = w.belief(1, "touch_ear", 20.0, hand, middle)
-    # A player who was not caught faking: the gesture made earlier with no call is not live.
-    w.gestured(3, "touch_ear", 13.0)
-    repeated = w.belief(3, "touch_ear", 20.0, hand, middle)
-    assert second > 4 * repeated and second > 0.6 * first
-    w.new_hand(5)
-    assert w.belief(1, "touch_ear", 10.0, hand, middle) < first  # the pair fakes: trusted less

@@ -114,6 +114,8 @@ class KempsBot(FollowsCards):
         self.watch = Watcher(seat, rules, level)
         self.cards = SeatCards(seat)
         self.eyes = Eyes(seat, rules)  # attention tables (docs/rules.md "Attention")
+        self.double_stops = (level.double_stops and rules.double_calls
+                             and rules.double_stop_on == "two_of_a_kind")
         self.phase = "huddle"
         self.dealer: int | None = 0
         self.hand_no = 0
@@ -454,9 +456,7 @@ class KempsBot(FollowsCards):
         levels, called on a pair both of whose players were seen taking two cards of one rank
         and giving neither back (public swaps only, so it is never wrong), unless one of them
         holds a grabbed card (``immune_while_holding``: the call would do nothing)."""
-        r = self.rules
-        if (not self.level.double_stops or not r.double_calls
-                or r.double_stop_on != "two_of_a_kind" or self.phase != "play"):
+        if not self.double_stops or self.phase != "play":
             return []
         held = self.watch.held
         for q in range(self.pairs):
@@ -487,7 +487,7 @@ class KempsBot(FollowsCards):
             return plans
         if phase != "play" or not self.hand:
             return []
-        plans = self._double_stop() if self.planned_call is None else []
+        plans = self._double_stop() if self.double_stops and self.planned_call is None else []
         if len(self.hand) > 4:  # holding a grabbed card (S4): discard before anything else
             if not self.planned_discard:
                 give = self._discard_choice()

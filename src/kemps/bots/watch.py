@@ -70,10 +70,6 @@ class Watcher:
         self.quiet: list[dict[str, int]] = [{} for _ in range(self.pairs)]
         self.real = [0.0] * self.pairs
         self.fakes = [0.0] * self.pairs
-        # The same for a live signal given by a player already caught faking this hand (S0: a
-        # fake "works once, perhaps twice"): a pair that fakes once a hand is believed next time.
-        self.real_after = [0.0] * self.pairs
-        self.fakes_after = [0.0] * self.pairs
         self.call_times: list[float] = []
         self.hand_no = 0
         self.new_hand(0)
@@ -85,7 +81,6 @@ class Watcher:
             self._count_quiet()
         self.call_times = []
         self.faked: set[float] = set()
-        self.faker_at: dict[int, float] = {}  # seat -> when its first fake this hand was given
         self.passed_over: list[bool] = [False] * self.n
         self.hand_no = hand_no
         self.version = getattr(self, "version", 0) + 1
@@ -111,7 +106,8 @@ class Watcher:
                 if (gs == seat and gt not in self.faked and t - gt <= SWAPPED_AFTER_S
                         and read.get(g, 0.0) >= 0.5
                         and not any(gt <= ct <= t for ct in self.call_times)):
-                    self._caught(seat, gt)
+                    self.faked.add(gt)
+                    self.fakes[p] += 1.0
         held = self.held[seat]
         for c in gave:
             if c in held:
@@ -222,23 +218,11 @@ class Watcher:
                 for t, s, g in self.gests:
                     if (s % self.pairs == on_pair and call_t - IDENTIFY_S <= t <= call_t
                             and read.get(g, 0.0) >= 0.5 and t not in self.faked):
-                        self._caught(s, t)
-
-    def _caught(self, seat: int, t: float) -> None:
-        """``seat``'s live signal at ``t`` was a fake (its giver swapped after it, or a Stop
-        Kemps on it was wrong)."""
-        self.faked.add(t)
-        p = seat % self.pairs
-        if seat in self.faker_at:
-            self.fakes_after[p] += 1.0
-        else:
-            self.faker_at[seat] = t
-            self.fakes[p] += 1.0
+                        self.faked.add(t)
+                        self.fakes[on_pair] += 1.0
 
     def _identify(self, shown: int, call_t: float) -> None:
         p = shown % self.pairs
-        if shown in self.faker_at and p != self.pair:
-            self.real_after[p] += 1.0  # shown real after a fake this hand
         before = [(t, g) for t, s, g in self.gests if s == shown and call_t - IDENTIFY_S <= t
                   <= call_t]
         if not before:
@@ -284,8 +268,8 @@ class Watcher:
         calls = self.call_times
         for t, s, g in self.gests:
             p = s % self.pairs
-            if p == self.pair or t in self.faked or any(t <= ct <= t + QUIET_S for ct in calls):
-                continue  # a fake says nothing about how often the pair makes it idly
+            if p == self.pair or any(t <= ct <= t + QUIET_S for ct in calls):
+                continue
             q = self.quiet[p]
             q[g] = q.get(g, 0) + 1
 
@@ -354,18 +338,11 @@ class Watcher:
         for t, s, g in self.gests:
             if t >= now - QUIET_S:
                 break
-            if g == gesture and s % self.pairs == p and t not in self.faked:
+            if g == gesture and s % self.pairs == p:
                 pi *= 0.15  # made earlier this hand with no call after it: not live now
                 break
         r0, f0 = FAKE_PRIOR
-        caught = self.faker_at.get(seat)
-        if caught is not None and caught < now:
-            # Caught faking this hand already: is a second signal real? (S0: a fake "works
-            # once, perhaps twice").
-            real, fake = self.real_after[p], self.fakes_after[p]
-        else:
-            real, fake = self.real[p], self.fakes[p]
-        prob = pi * (real + r0) / (real + fake + r0 + f0)
+        prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)
         lr = self._moment(seat, now, hand, middle) * self.looks_lr(looking_at_partner)
         if lr <= 0.0:
             return 0.0
