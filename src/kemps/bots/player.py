@@ -582,8 +582,8 @@ class KempsBot(FollowsCards):
             self.signal_at = now + delay
             return [Plan(delay, GestureAction(self.seat, self.signals[0]), "signal")]
         self.signalled_at = now
-        return [Plan(self._react(0.8) + self._pause(), GestureAction(self.seat, self.signals[0]),
-                     "signal")]
+        return [Plan(self._react(self.level.signal_scale) + self._pause(),
+                     GestureAction(self.seat, self.signals[0]), "signal")]
 
     def _pause(self) -> float:
         """The drawn wait before a first signal (``signal_pause``), so that its timing is not

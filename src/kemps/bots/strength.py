@@ -54,6 +54,9 @@ class Level:
             a little stiller"): no idle gesture and no stall, only its signal, given again
             while the partner has not called, so that no gesture but the signal gives a reader
             a chance to call Stop Kemps on a hand that holds four.
+        signal_scale: its first signal comes this many reaction times after it made four (never
+            sooner than 0.3 s): sharp gives it the moment the card lands, so that the partner's
+            call leaves the others as little time as it can.
         signal_pause: chance that, having just made four with its own swap, it waits a drawn
             ``signal_pause_s`` more before its signal, so that the signal is not tied to its own
             swap (issue 13: "the first signal came within 1 s of the same player's own swap in
@@ -108,6 +111,7 @@ class Level:
     habit_spread: float = 0.125
     swap_gestures: float = 0.0
     still_with_four: bool = False
+    signal_scale: float = 0.8
     signal_pause: float = 0.0
     signal_pause_s: tuple[float, float] = (0.7, 2.5)
     glance_moved: float = 0.0
@@ -139,7 +143,7 @@ SHARP: Final = Level(
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
     decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35, glance_moved=0.75,
     glance_opponents=0.4, watch_opponents=True, signal_unseen=True, reads_looks=True,
-    double_stops=True, still_with_four=True)
+    double_stops=True, still_with_four=True, signal_scale=0.6)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
