@@ -129,6 +129,7 @@ class KempsBot(FollowsCards):
 
     def _reset_hand(self) -> None:
         self.holding: set[int] = set()
+        self.sitting_still = False  # still_with_four: its idle gesture and stall are cancelled
         self.target: str | None = None
         self.sweeps_without = 0
         self.signalled_at: float | None = None
@@ -503,8 +504,8 @@ class KempsBot(FollowsCards):
                 plans += self._signal(now)
             if self.level.still_with_four and self.signals:
                 # S0 "stops swapping, sits a little stiller": no idle gesture, no stall.
-                if self.planned_noise or self.planned_stall:
-                    self.planned_noise = self.planned_stall = True
+                if not self.sitting_still:
+                    self.sitting_still = True
                     plans += [Plan(0.0, None, "gesture"), Plan(0.0, None, "table")]
                 self.planned_noise = self.planned_stall = True
                 return plans + self._eyes_plans(now)
