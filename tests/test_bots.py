@@ -413,11 +413,13 @@ def test_bot_modules_import_in_one_direction() -> None:
 
 def test_double_stop_when_both_opponents_were_seen_taking_two_of_a_kind() -> None:
     """S4: "You may also call double counter kemps if you think both opposing players have two
-    of a kind": club and sharp call it once both players of the other pair took two cards of one
-    rank in public (never on a guess), not while one of them holds a grabbed card (the call
-    would do nothing, ``immune_while_holding``), and only where the table plays it."""
+    of a kind": sharp calls it once both players of the other pair took two cards of one rank
+    in public (never on a guess), not while one of them holds a grabbed card (the call would do
+    nothing, ``immune_while_holding``), and only where the table plays it; casual and club do
+    not (with club calling it too, sharp won only half of 400 points-to-five matches against it).
+    """
     rules = find_preset("points-to-five")
-    for level in ("club", "sharp"):
+    for level in ("sharp",):
         bot = _bot(level, rules=rules)
         _deal(bot, "2C 3D 4H 5S", "KC QH JS 3C")
         one = Swapped(1.0, 1, tuple(parse_cards("9D 9H")), tuple(parse_cards("KC QH")), (0, 1))
@@ -430,13 +432,14 @@ def test_double_stop_when_both_opponents_were_seen_taking_two_of_a_kind() -> Non
         calls = [p for p in plans if isinstance(p.action, Call)]
         assert [p.action for p in calls] == [Call(0, "double_stop", on_pair=1)], level
         assert calls[0].delay >= HUMAN_MIN_S
-    casual = _bot("casual", rules=rules)
-    _deal(casual, "2C 3D 4H 5S", "KC QH JS 3C")
-    casual.on_events([Swapped(1.0, 1, tuple(parse_cards("9D 9H")), tuple(parse_cards("KC QH")),
-                              (0, 1))], 1.0)
-    plans = casual.on_events([Swapped(2.0, 3, tuple(parse_cards("8D 8H")),
-                                      tuple(parse_cards("2D 4C")), (0, 1))], 2.0)
-    assert not any(isinstance(a, Call) for a in _actions(plans))
+    for level in ("casual", "club"):
+        other = _bot(level, rules=rules)
+        _deal(other, "2C 3D 4H 5S", "KC QH JS 3C")
+        other.on_events([Swapped(1.0, 1, tuple(parse_cards("9D 9H")),
+                                 tuple(parse_cards("KC QH")), (0, 1))], 1.0)
+        plans = other.on_events([Swapped(2.0, 3, tuple(parse_cards("8D 8H")),
+                                         tuple(parse_cards("2D 4C")), (0, 1))], 2.0)
+        assert not any(isinstance(a, Call) for a in _actions(plans)), level
     pagat = _bot("sharp")  # no double calls at this table
     _deal(pagat, "2C 3D 4H 5S", "KC QH JS 3C")
     pagat.on_events([Swapped(1.0, 1, tuple(parse_cards("9D 9H")), tuple(parse_cards("KC QH")),

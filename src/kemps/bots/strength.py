@@ -136,7 +136,7 @@ CLUB: Final = Level(
     inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
     noise_every_s=9.0, change_after_kemps=0.6, change_anyway=0.15, fakes=False,
     decoy_swaps=0.0, stall_factor=2.5, glance_moved=0.6, glance_opponents=0.3,
-    watch_opponents=True, signal_unseen=True, signal_wait_s=2.0, double_stops=True)
+    watch_opponents=True, signal_unseen=True, signal_wait_s=2.0)
 SHARP: Final = Level(
     name="sharp", reaction_s=(0.32, 0.85), attention_partner=0.97, attention_opponents=0.95,
     inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
