@@ -137,3 +137,35 @@ def test_right_stops_against_the_first_side_are_counted_from_the_calls() -> None
         total += expected
     assert total > 0
     assert run_arena(rules, ["sharp"], 12, seed=1, families=["careless"])[0].stopped_right == total
+
+
+def test_first_signals_after_the_own_swap_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arena's "first signals < 1 s after own swap" (issue 13): plain sharp gives nearly every
+    first signal within 1 s of its own swap; sharp that always waits a drawn 0.7-2.5 s more
+    (``Level.signal_pause``) gives none so soon."""
+    import random
+    from dataclasses import replace
+
+    import kemps.arena as arena_module
+    from kemps.bots.base import Bot
+    from kemps.bots.player import KempsBot
+    from kemps.bots.strength import SHARP
+    from kemps.rules import RuleSet
+
+    rules = find_preset("pagat")
+    plain = run_arena(rules, ["sharp"], 8, seed=3, families=["mirror"])[0]
+    assert plain.first_signals >= 20 and plain.after_swap_share >= 0.9, plain
+    pausing = replace(SHARP, signal_pause=1.0)
+    made = arena_module.player_factory
+
+    def factory(name: str) -> arena_module.BotFactory:
+        if name == "sharp":
+            def build(seat: int, r: RuleSet, rng: random.Random) -> Bot:
+                return KempsBot(seat, r, rng, pausing)
+            return build
+        return made(name)
+
+    monkeypatch.setattr(arena_module, "player_factory", factory)
+    paused = run_arena(rules, ["sharp"], 8, seed=3, families=["mirror"])[0]
+    dealt = paused.first_signals - paused.signals_after_swap
+    assert paused.first_signals >= 20 and paused.signals_after_swap == 0, (dealt, paused)

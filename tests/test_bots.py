@@ -28,6 +28,7 @@ from kemps.events import (
     Revealed,
     SignalsAgreed,
     StallProposed,
+    Swapped,
     Swept,
 )
 from kemps.rules import PRESETS, RuleSet, find_preset
@@ -190,19 +191,28 @@ def test_a_dead_rank_is_dropped_at_counting_levels() -> None:
 
 
 # -- signalling and the huddle ---------------------------------------------------------------------
-def test_signals_with_four_and_keeps_gesturing() -> None:
-    bot = _bot("sharp")
-    bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
-    plans = _deal(bot, "7H 7S 7C 7D", "KC QH JS 3C")
-    gestures = [p for p in plans if isinstance(p.action, GestureAction)]
-    signal = [p for p in gestures if p.channel == "signal"]
-    assert len(signal) == 1 and signal[0].action == GestureAction(0, "touch_ear")
-    noise = [p for p in gestures if p.channel == "gesture"]
-    assert noise and all(p.action != GestureAction(0, "touch_ear") for p in noise)
-    assert not any(isinstance(a, Swap) for a in _actions(plans))  # four of a kind: keep it
-    # The signal was made and nobody called: it is given again a few seconds later.
-    again = bot.on_events([Gestured(1.0, 0, "touch_ear", False)], 1.0)
-    assert [p.action for p in again if p.channel == "signal"] == [GestureAction(0, "touch_ear")]
+def test_signals_with_four_and_keeps_gesturing_or_sits_still() -> None:
+    """Club goes on gesturing as before; sharp sits still once it holds four (S0 "stops
+    swapping, sits a little stiller"): its signal and no other gesture, no stall."""
+    for level in ("club", "sharp"):
+        bot = _bot(level)
+        bot.on_events([SignalsAgreed(0.0, 0, 0, ("touch_ear",))], 0.0)
+        plans = _deal(bot, "7H 7S 7C 7D", "KC QH JS 3C")
+        gestures = [p for p in plans if isinstance(p.action, GestureAction)]
+        signal = [p for p in gestures if p.channel == "signal"]
+        assert len(signal) == 1 and signal[0].action == GestureAction(0, "touch_ear")
+        noise = [p for p in gestures if p.channel == "gesture"]
+        if level == "club":
+            assert noise and all(p.action != GestureAction(0, "touch_ear") for p in noise)
+        else:
+            assert noise == [] and not any(isinstance(a, ProposeStall) for a in _actions(plans))
+        assert not any(isinstance(a, Swap) for a in _actions(plans))  # four of a kind: keep it
+        # The signal was made and nobody called: it is given again a few seconds later.
+        again = bot.on_events([Gestured(1.0, 0, "touch_ear", False)], 1.0)
+        assert [p.action for p in again if p.channel == "signal"] == [
+            GestureAction(0, "touch_ear")]
+        assert not any(p.channel == "gesture" and p.action is not None for p in again
+                       ) or level == "club"
 
 
 def test_partner_calls_kemps_on_the_signal_not_on_noise_or_an_old_signal() -> None:
@@ -399,3 +409,41 @@ def test_bot_modules_import_in_one_direction() -> None:
     assert sorted(graph) == sorted(order)
     for i, module in enumerate(order):
         assert graph[module] <= set(order[:i]), (module, graph[module] - set(order[:i]))
+
+
+def test_double_stop_when_both_opponents_were_seen_taking_two_of_a_kind() -> None:
+    """S4: "You may also call double counter kemps if you think both opposing players have two
+    of a kind": sharp calls it once both players of the other pair took two cards of one rank
+    in public (never on a guess), not while one of them holds a grabbed card (the call would do
+    nothing, ``immune_while_holding``), and only where the table plays it; casual and club do
+    not (with club calling it too, sharp won only half of 400 points-to-five matches against it).
+    """
+    rules = find_preset("points-to-five")
+    for level in ("sharp",):
+        bot = _bot(level, rules=rules)
+        _deal(bot, "2C 3D 4H 5S", "KC QH JS 3C")
+        one = Swapped(1.0, 1, tuple(parse_cards("9D 9H")), tuple(parse_cards("KC QH")), (0, 1))
+        plans = bot.on_events([one], 1.0)
+        assert not any(isinstance(a, Call) for a in _actions(plans))  # one of them only
+        grab = Grabbed(1.5, 3, tuple(parse_cards("8D 8H")), (0, 1), 4.5)
+        plans = bot.on_events([grab], 1.5)
+        assert not any(isinstance(a, Call) for a in _actions(plans))  # holding: immune
+        plans = bot.on_events([Discarded(2.0, 3, tuple(parse_cards("2D 4C")), (0, 1))], 2.0)
+        calls = [p for p in plans if isinstance(p.action, Call)]
+        assert [p.action for p in calls] == [Call(0, "double_stop", on_pair=1)], level
+        assert calls[0].delay >= HUMAN_MIN_S
+    for level in ("casual", "club"):
+        other = _bot(level, rules=rules)
+        _deal(other, "2C 3D 4H 5S", "KC QH JS 3C")
+        other.on_events([Swapped(1.0, 1, tuple(parse_cards("9D 9H")),
+                                 tuple(parse_cards("KC QH")), (0, 1))], 1.0)
+        plans = other.on_events([Swapped(2.0, 3, tuple(parse_cards("8D 8H")),
+                                         tuple(parse_cards("2D 4C")), (0, 1))], 2.0)
+        assert not any(isinstance(a, Call) for a in _actions(plans)), level
+    pagat = _bot("sharp")  # no double calls at this table
+    _deal(pagat, "2C 3D 4H 5S", "KC QH JS 3C")
+    pagat.on_events([Swapped(1.0, 1, tuple(parse_cards("9D 9H")), tuple(parse_cards("KC QH")),
+                             (0, 1))], 1.0)
+    plans = pagat.on_events([Swapped(2.0, 3, tuple(parse_cards("8D 8H")),
+                                     tuple(parse_cards("2D 4C")), (0, 1))], 2.0)
+    assert not any(isinstance(a, Call) and a.kind == "double_stop" for a in _actions(plans))

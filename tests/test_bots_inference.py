@@ -85,7 +85,7 @@ def test_a_fixed_silent_signal_once_read_is_stopped_without_a_wrong_call() -> No
     # The sharp bot believes a read signal kept only once the pair has shown it keeps its
     # signals (pairs that know the table change a read signal and fake the old one), so it
     # catches a fixed signal after a few reads, and never calls wrong on it.
-    t = _stops(fixed, 60)
+    t = _stops(fixed, 120)
     assert t["after_right"] >= 2, t
     assert t["after_wrong"] == 0, t
     assert t["before_wrong"] == 0, t
@@ -132,3 +132,4 @@ def test_belief_after_right_calls() -> None:
     # The ear made once this hand with no call after it: no longer believed.
     w.gestured(1, "touch_ear", 12.0)
     assert w.belief(1, "touch_ear", 20.0, hand, middle) < SHARP.stop_threshold
+

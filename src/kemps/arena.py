@@ -32,11 +32,22 @@ import typer
 from kemps.bots.families import FAMILY_NAMES, family_factory, find_family
 from kemps.bots.levels import BotFactory, bot_factory, find_level
 from kemps.errors import KempsError
-from kemps.events import Called, CallJudged, Event, Gestured, SignalsAgreed
+from kemps.events import (
+    Called,
+    CallJudged,
+    Discarded,
+    Event,
+    Gestured,
+    Grabbed,
+    HandDealt,
+    SignalsAgreed,
+    Swapped,
+)
 from kemps.rules import RuleSet
 
 Z95: Final = 1.959963984540054
 MAX_TIME_S: Final = 4 * 3600.0
+AFTER_SWAP_S: Final = 1.0  # a first signal this soon after its giver's own swap is "after a swap"
 
 
 def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -68,6 +79,8 @@ class Pairing:
     idle_gestures: int = 0
     wrong_on_idle: int = 0
     stopped_right: int = 0
+    first_signals: int = 0
+    signals_after_swap: int = 0
     seeds: list[int] = field(default_factory=list, repr=False)
     # The tell of each level's signals over the pairing (``kemps arena --tell``): level ->
     # counts summed over matches (see :func:`tell_counts`), empty unless asked for.
@@ -86,6 +99,14 @@ class Pairing:
         (gestures that were not the pair's agreed signal); 0 when they made none."""
         return self.wrong_on_idle / self.idle_gestures if self.idle_gestures else 0.0
 
+    @property
+    def after_swap_share(self) -> float:
+        """Share of ``first``'s first signals in a hand (a player's first gesture of its pair's
+        agreed signal while holding four) made within :data:`AFTER_SWAP_S` of the same player's
+        own last swap (issue 13: "the first signal came within 1 s of the same player's own
+        swap in 401 of 401 cases"); 0 when it gave none."""
+        return self.signals_after_swap / self.first_signals if self.first_signals else 0.0
+
     def add(self, stats: MatchStats, seed: int) -> None:
         """Count one match."""
         self.matches += 1
@@ -102,6 +123,8 @@ class Pairing:
         self.idle_gestures += stats.idle_gestures
         self.wrong_on_idle += stats.wrong_on_idle
         self.stopped_right += stats.stopped_right
+        self.first_signals += stats.first_signals
+        self.signals_after_swap += stats.signals_after_swap
         for level, counts in stats.tell.items():
             mine = self.tell.setdefault(level, _empty_tell())
             for key, value in counts.items():
@@ -127,7 +150,8 @@ class Pairing:
         low, high = self.ci
         out.update(rate=round(self.rate, 4), ci_low=round(low, 4), ci_high=round(high, 4),
                    stop_precision=round(self.stop_precision, 4),
-                   wrong_per_idle=round(self.wrong_per_idle, 4))
+                   wrong_per_idle=round(self.wrong_per_idle, 4),
+                   after_swap_share=round(self.after_swap_share, 4))
         return out
 
 
@@ -137,7 +161,9 @@ class MatchStats:
     ``unfinished`` 1 when time ran out; ``first``'s right and wrong Stop Kemps; idle gestures of
     ``second``'s pairs and ``first``'s wrong Stop Kemps on those pairs; ``stopped_right``: right
     Stop Kemps that ``second``'s players called on ``first``'s pairs (how often ``first``'s
-    signals were read)."""
+    signals were read); ``first_signals``: ``first``'s players' first signals in a hand given
+    with four of a kind, ``signals_after_swap`` of them within :data:`AFTER_SWAP_S` of the
+    same player's own last swap."""
 
     outcome: int = 0
     unfinished: int = 0
@@ -147,6 +173,8 @@ class MatchStats:
     idle_gestures: int = 0
     wrong_on_idle: int = 0
     stopped_right: int = 0
+    first_signals: int = 0
+    signals_after_swap: int = 0
 
 
 _TELL_COUNTS: Final = ("uses", "with_four", "fakes", "partner_calls", "partner_right",
@@ -254,6 +282,8 @@ def play_match_stats(args: tuple[RuleSet, str, str, int, int]
     stats = MatchStats()
     signals: list[tuple[str, ...]] = [() for _ in range(pairs)]
     pending: list[Called] = []
+    last_swap: list[float | None] = [None] * rules.players
+    signalled: set[int] = set()  # seats that gave their first signal this hand
 
     def watch(events: list[Event]) -> None:
         for e in events:
@@ -261,6 +291,20 @@ def play_match_stats(args: tuple[RuleSet, str, str, int, int]
                 p = e.seat % pairs
                 if level_of[p] == second and e.gesture not in signals[p]:
                     stats.idle_gestures += 1
+                elif (level_of[p] == first and e.gesture in signals[p]
+                      and e.seat not in signalled):
+                    # A level gives its pair's agreed signal only with four of a kind (its
+                    # fakes use old signals): the first one in a hand is the signal.
+                    signalled.add(e.seat)
+                    stats.first_signals += 1
+                    last = last_swap[e.seat]
+                    if last is not None and e.t - last <= AFTER_SWAP_S:
+                        stats.signals_after_swap += 1
+            elif isinstance(e, Swapped | Grabbed | Discarded):
+                last_swap[e.seat] = e.t
+            elif isinstance(e, HandDealt):
+                signalled.clear()
+                last_swap[:] = [None] * rules.players
             elif isinstance(e, SignalsAgreed):
                 signals[e.pair] = e.signals
             elif isinstance(e, Called):
@@ -365,13 +409,15 @@ def results_table(results: Sequence[Pairing]) -> list[list[str]]:
                      str(p.second_wins), str(p.draws), f"{p.rate:.1%}",
                      f"{low:.1%} - {high:.1%}", str(p.unfinished),
                      f"{p.stops_right}/{p.stops_wrong}", f"{p.stop_precision:.1%}",
-                     f"{p.wrong_on_idle}/{p.idle_gestures}", str(p.stopped_right)])
+                     f"{p.wrong_on_idle}/{p.idle_gestures}", str(p.stopped_right),
+                     f"{p.signals_after_swap}/{p.first_signals}"])
     return rows
 
 
 HEADERS: Final = ["Pairing", "Matches", "Wins", "Losses", "Draws", "Win rate (first)", "95% CI",
                   "Unfinished", "Stop right/wrong (first)", "Stop precision",
-                  "Wrong stops / idle gestures (second)", "Right stops against first"]
+                  "Wrong stops / idle gestures (second)", "Right stops against first",
+                  "First signals < 1 s after own swap (first)"]
 
 
 TELL_HEADERS: Final = ["Pairing", "Level", "Signals", "Given", "With four / fake",

@@ -55,6 +55,7 @@ from kemps.errors import Rejected
 from kemps.events import (
     Called,
     CallJudged,
+    CallVoid,
     Discarded,
     Event,
     Gestured,
@@ -86,6 +87,7 @@ STUCK_SWEEPS: Final = 6  # this many fresh middles with nothing to take: swap so
 HUMAN_MIN_S: Final = 0.3  # no planned move comes sooner than this after what prompted it
 FOLLOWER_WAIT_S: Final = 1.5  # the pair's second seat waits this long for the first to propose
 MISSED_CALL: Final = 0.9  # the chance that a signaller's partner sees the signal and calls
+SIGNAL_AFTER_SWAP_S: Final = 1.5  # S0 "the signal comes a moment after" the last card taken
 GLANCE_HOLD_S: Final = 0.6  # attention: a glance at a mover stays this long before the eyes move on
 
 
@@ -112,6 +114,8 @@ class KempsBot(FollowsCards):
         self.watch = Watcher(seat, rules, level)
         self.cards = SeatCards(seat)
         self.eyes = Eyes(seat, rules)  # attention tables (docs/rules.md "Attention")
+        self.double_stops = (level.double_stops and rules.double_calls
+                             and rules.double_stop_on == "two_of_a_kind")
         self.phase = "huddle"
         self.dealer: int | None = 0
         self.hand_no = 0
@@ -124,6 +128,8 @@ class KempsBot(FollowsCards):
         self._reset_hand()
 
     def _reset_hand(self) -> None:
+        self.holding: set[int] = set()
+        self.sitting_still = False  # still_with_four: its idle gesture and stall are cancelled
         self.target: str | None = None
         self.sweeps_without = 0
         self.signalled_at: float | None = None
@@ -245,6 +251,7 @@ class KempsBot(FollowsCards):
         if self.eyes.on:
             self.eyes.follow(e)
             if isinstance(e, Moved):
+                w.moved(e.seat, e.t)
                 return self._glance(e.seat, now)
             if isinstance(e, GestureSeen):
                 # Our glance landed while the gesture was still going on: seen, a moment late.
@@ -310,16 +317,19 @@ class KempsBot(FollowsCards):
             self.agreed_stall = False
         elif isinstance(e, Grabbed):
             w.swapped(e.seat, e.took, (), e.t)
+            self.holding.add(e.seat)
             if e.seat == self.seat:
                 self.planned_swap = None
                 self.grabbed = e.took
         elif isinstance(e, Discarded):
             w.swapped(e.seat, (), e.gave, e.t)
+            self.holding.discard(e.seat)
             if e.seat == self.seat:
                 self.planned_discard = False
                 self.grabbed = ()
         elif isinstance(e, HoldExpired):
             w.returned(e.seat, e.returned)
+            self.holding.discard(e.seat)
             if e.seat == self.seat:
                 self.planned_discard = False
                 self.grabbed = ()
@@ -338,6 +348,11 @@ class KempsBot(FollowsCards):
                 self.shown_four.append(e.seat)
         elif isinstance(e, CallJudged):
             self._judged(e)
+            if e.seat == self.seat and self.planned_call == "double_stop":
+                self.planned_call = None
+        elif isinstance(e, CallVoid):
+            if e.seat == self.seat and self.planned_call == "double_stop":
+                self.planned_call = None  # the pair was holding a grabbed card: nothing happened
         elif isinstance(e, SignalsAgreed):
             self.signals = e.signals
             self.change_signal = False
@@ -414,14 +429,14 @@ class KempsBot(FollowsCards):
 
     def _stop_threshold(self, on_pair: int) -> float:
         """The chance of being right above which Stop Kemps on ``on_pair`` is worth calling
-        (``full`` inference; other levels use their fixed ``stop_threshold``).
+        (``bayes`` and ``full`` inference; ``naive`` levels use their fixed ``stop_threshold``).
 
         Expected worth of calling: p * right + (1 - p) * wrong; of keeping quiet: p * q * missed
         (the signaller's partner calls Kemps, q = the chance it notices). Call when
         p >= -wrong / (right - q * missed - wrong), never below the level's ``stop_threshold``.
         """
         lv = self.level
-        if lv.inference != "full":
+        if lv.inference == "naive":
             return lv.stop_threshold
         from kemps.scoring import call_award
 
@@ -435,6 +450,26 @@ class KempsBot(FollowsCards):
         if denom <= 0.0 or wrong >= 0.0:
             return lv.stop_threshold
         return max(lv.stop_threshold, -wrong / denom)
+
+    def _double_stop(self) -> list[Plan]:
+        """S4 "You may also call double counter kemps if you think both opposing players have
+        two of a kind" (``double_stop_on="two_of_a_kind"``, points-to-five): at ``double_stops``
+        levels, called on a pair both of whose players were seen taking two cards of one rank
+        and giving neither back (public swaps only, so it is never wrong), unless one of them
+        holds a grabbed card (``immune_while_holding``: the call would do nothing)."""
+        if not self.double_stops or self.phase != "play":
+            return []
+        held = self.watch.held
+        for q in range(self.pairs):
+            if q == self.pair:
+                continue
+            seats = (q, q + self.pairs)
+            if any(s in self.holding for s in seats):
+                continue
+            if all(len({c.rank for c in held[s]}) < len(held[s]) for s in seats):
+                self.planned_call = "double_stop"
+                return [Plan(self._react(), Call(self.seat, "double_stop", on_pair=q), "call")]
+        return []
 
     def _stop_call(self, signaller: int) -> Call | None:
         return stop_call_on(self.rules, self.seat, signaller)
@@ -453,7 +488,7 @@ class KempsBot(FollowsCards):
             return plans
         if phase != "play" or not self.hand:
             return []
-        plans = []
+        plans = self._double_stop() if self.double_stops and self.planned_call is None else []
         if len(self.hand) > 4:  # holding a grabbed card (S4): discard before anything else
             if not self.planned_discard:
                 give = self._discard_choice()
@@ -467,6 +502,13 @@ class KempsBot(FollowsCards):
                 self.signalled_at = None
             if self.signals and self.signalled_at is None:
                 plans += self._signal(now)
+            if self.level.still_with_four and self.signals:
+                # S0 "stops swapping, sits a little stiller": no idle gesture, no stall.
+                if not self.sitting_still:
+                    self.sitting_still = True
+                    plans += [Plan(0.0, None, "gesture"), Plan(0.0, None, "table")]
+                self.planned_noise = self.planned_stall = True
+                return plans + self._eyes_plans(now)
             if not self.planned_noise:
                 plans += self._noise()
             if not self.planned_stall:
@@ -537,11 +579,21 @@ class KempsBot(FollowsCards):
             if not self._moment_to_signal(now):
                 return []  # wait: looks change often, and _on_looks asks again
             self.signalled_at = now
-            delay = self._react(0.6)
+            delay = self._react(0.6) + self._pause()
             self.signal_at = now + delay
             return [Plan(delay, GestureAction(self.seat, self.signals[0]), "signal")]
         self.signalled_at = now
-        return [Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]), "signal")]
+        return [Plan(self._react(self.level.signal_scale) + self._pause(),
+                     GestureAction(self.seat, self.signals[0]), "signal")]
+
+    def _pause(self) -> float:
+        """The drawn wait before a first signal (``signal_pause``), so that its timing is not
+        tied to the bot's own last swap: a person does not always signal the moment the fourth
+        card lands."""
+        lv = self.level
+        if lv.signal_pause and self.rng.random() < lv.signal_pause:
+            return self.rng.uniform(*lv.signal_pause_s)
+        return 0.0
 
     # -- eyes (attention tables) -------------------------------------------------------------------
     def _careful(self) -> bool:
@@ -589,9 +641,11 @@ class KempsBot(FollowsCards):
         eyes = self.eyes
         if not self._in_play() or seat == self.seat or eyes.watching(self.seat, seat):
             return []
-        if seat != self.partner and not (lv.watch_opponents
-                                          and eyes.still_for(seat, now) >= READY_S):
-            return []
+        if seat != self.partner:
+            still = eyes.still_for(seat, now)
+            if not ((lv.watch_opponents and still >= READY_S)
+                    or (lv.glance_swapped and still <= SIGNAL_AFTER_SWAP_S)):
+                return []
         if self.rng.random() >= (lv.glance_moved if seat == self.partner else lv.glance_opponents):
             return []
         delay = self._react(0.8)

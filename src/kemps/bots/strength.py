@@ -50,6 +50,18 @@ class Level:
         stall_factor: reaction times to wait before saying the middle has stalled.
         habit_spread: weight of a rare idle gesture against a favourite one (1 = every gesture
             alike), so that idle gestures are not all from a few favourites.
+        still_with_four: once it holds four of a kind it sits still (S0 "stops swapping, sits
+            a little stiller"): no idle gesture and no stall, only its signal, given again
+            while the partner has not called, so that no gesture but the signal gives a reader
+            a chance to call Stop Kemps on a hand that holds four.
+        signal_scale: its first signal comes this many reaction times after it made four (never
+            sooner than 0.3 s): sharp gives it the moment the card lands, so that the partner's
+            call leaves the others as little time as it can.
+        signal_pause: chance that, having just made four with its own swap, it waits a drawn
+            ``signal_pause_s`` more before its signal, so that the signal is not tied to its own
+            swap (issue 13: "the first signal came within 1 s of the same player's own swap in
+            401 of 401 cases").
+        signal_pause_s: (low, high) of that extra wait, seconds.
         swap_gestures: chance of an idle gesture one reaction time after each of its own swaps
             that does not make four, so that a gesture just after a swap (the moment a real
             signal comes) says little: the signal's timing hides among them.
@@ -72,6 +84,14 @@ class Level:
         signal_wait_s: the longest it waits for that moment once it holds four of a kind before
             it signals anyway; ``inf``: only at that moment.
         reads_looks: a gesture by an opponent who looks at its partner is likelier a signal.
+        glance_swapped: glances (``glance_opponents``) at an opponent seen moving a moment
+            after it took a card (S0 "the signal comes a moment after"), even while it watches
+            its partner.
+
+    Calls:
+        double_stops: calls double Stop Kemps where the table plays S4's "double counter kemps"
+            on two of a kind, once both players of an opposing pair were seen taking two cards
+            of one rank.
     """
 
     name: str
@@ -90,6 +110,10 @@ class Level:
     stall_factor: float
     habit_spread: float = 0.125
     swap_gestures: float = 0.0
+    still_with_four: bool = False
+    signal_scale: float = 0.8
+    signal_pause: float = 0.0
+    signal_pause_s: tuple[float, float] = (0.7, 2.5)
     glance_moved: float = 0.0
     glance_opponents: float = 0.0
     watch_opponents: bool = False
@@ -97,13 +121,16 @@ class Level:
     signal_unseen: bool = False
     signal_wait_s: float = math.inf
     reads_looks: bool = False
+    glance_swapped: bool = False
+    double_stops: bool = False
 
 
 CASUAL: Final = Level(
     name="casual", reaction_s=(0.45, 1.25), attention_partner=0.9, attention_opponents=0.6,
     inference="naive", stop_threshold=0.7, counting=False, helps_partner=False,
     noise_every_s=6.0, change_after_kemps=0.0, change_anyway=0.1, fakes=False,
-    decoy_swaps=0.0, stall_factor=3.5, glance_moved=0.5)
+    decoy_swaps=0.0, stall_factor=3.5, glance_moved=0.5, glance_opponents=0.6,
+    glance_swapped=True)
 CLUB: Final = Level(
     name="club", reaction_s=(0.4, 1.05), attention_partner=0.93, attention_opponents=0.8,
     inference="bayes", stop_threshold=0.55, counting=True, helps_partner=False,
@@ -115,7 +142,8 @@ SHARP: Final = Level(
     inference="full", stop_threshold=0.5, counting=True, helps_partner=True,
     noise_every_s=7.0, change_after_kemps=1.0, change_anyway=0.2, fakes=True,
     decoy_swaps=0.25, stall_factor=2.0, habit_spread=0.5, swap_gestures=0.35, glance_moved=0.75,
-    glance_opponents=0.4, watch_opponents=True, signal_unseen=True, reads_looks=True)
+    glance_opponents=0.4, watch_opponents=True, signal_unseen=True, reads_looks=True,
+    double_stops=True, still_with_four=True, signal_scale=0.6)
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")

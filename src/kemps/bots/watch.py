@@ -88,6 +88,7 @@ class Watcher:
         self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
         self.swept: dict[str, int] = {}
         self.gests: list[tuple[float, int, str]] = []
+        self.moves: list[tuple[float, int]] = []  # attention: gestures we did not see (when, who)
         self.last_swap: list[float | None] = [None] * self.n
         self.last_took_rank: list[str | None] = [None] * self.n
         self.sweeps = 0
@@ -152,6 +153,11 @@ class Watcher:
         p = seat % self.pairs
         if p != self.pair:
             self.gestures_seen[p] += 1
+
+    def moved(self, seat: int, t: float) -> None:
+        """``seat`` made a gesture we did not see (``attention`` tables: a ``Moved`` event; a
+        glance may still catch it, and then :meth:`gestured` reports it with the same time)."""
+        self.moves.append((t, seat))
 
     # -- cards -------------------------------------------------------------------------------
     def known_elsewhere(self, rank: str, seat: int, hand: Sequence[Card],
@@ -223,6 +229,12 @@ class Watcher:
             return
         weights: dict[str, float] = {}
         if self.level.inference == "naive":
+            # The last gesture we saw is the signal only if the player made none after it that
+            # we did not see (an attention table: we may have been looking elsewhere).
+            last = before[-1][0]
+            seen = {t for t, s, _ in self.gests if s == shown}
+            if any(s == shown and last < t <= call_t and t not in seen for t, s in self.moves):
+                return
             weights[before[-1][1]] = 1.0
         else:
             for i, (_, g) in enumerate(reversed(before)):
