@@ -1,4 +1,12 @@
-"""Events: what happened at the table, as small frozen dataclasses (h11 ``_events.py`` style).
+"""Events: what happened at the table, as small immutable dataclasses (h11 ``_events.py`` style).
+
+Immutable by contract, not by ``frozen=True``: a frozen dataclass sets each field through
+``object.__setattr__`` in ``__init__``, which made building an event about four times slower than
+a plain slots class (issue 15: a fifth of ``Table.apply``). Each event class here is a slots
+dataclass with ``eq`` and a hash over its fields; the type checker treats it as frozen
+(:func:`_event` is a ``dataclass_transform`` with ``frozen_default``), so assigning to a field is a
+type error, and ``tests/test_events_immutable.py`` plays whole matches with every field
+assignable once only.
 
 Every event carries ``t``, the table time in seconds at which it happened (the ``now`` of the
 action that caused it, or the deadline of the timer that fired it). Events hold full information;
@@ -8,15 +16,26 @@ action that caused it, or the deadline of the timer that fired it). Events hold 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar, dataclass_transform
 
 from kemps.cards import Card
 
 HandEndReason = Literal["call", "real_deal", "table_talk"]
 
+_T = TypeVar("_T")
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass_transform(frozen_default=True, eq_default=True)
+def _event(cls: type[_T]) -> type[_T]:
+    """An event class: a slots dataclass with ``==`` and a hash over its fields, immutable by
+    contract (frozen for the type checker; see the module docstring for why not at run time)."""
+    made: Callable[[type[_T]], type[_T]] = dataclass(slots=True, eq=True, unsafe_hash=True)
+    return made(cls)
+
+
+@_event
 class HandDealt:
     """A hand was dealt by ``dealer`` (a seat, or ``None``: a dealer who is not playing, S2
     tournament row 7). ``hands[seat]`` is that seat's four cards (redacted per viewer);
@@ -31,7 +50,7 @@ class HandDealt:
     opens_at: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class PlayOpened:
     """Play opened: on the deal, on the dealer's "Go", or at the end of the countdown, when the
     middle is turned face up (S1 "When the last card has been turned up")."""
@@ -40,7 +59,7 @@ class PlayOpened:
     middle: tuple[Card | None, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Swapped:
     """``seat`` took ``took`` from the middle and laid ``gave`` in the same slots (``slots``)."""
 
@@ -51,7 +70,7 @@ class Swapped:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Grabbed:
     """S4: ``seat`` picked ``took`` up from ``slots``; they must discard by ``deadline``."""
 
@@ -62,7 +81,7 @@ class Grabbed:
     deadline: float
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Discarded:
     """S4: ``seat`` laid ``gave`` face up in the empty ``slots``."""
 
@@ -72,7 +91,7 @@ class Discarded:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class HoldExpired:
     """S4: ``seat`` held five cards past the limit (or through a sweep); the grabbed cards went
     back to ``slots``."""
@@ -83,7 +102,7 @@ class HoldExpired:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class StallProposed:
     """A stall was proposed by ``seat`` (``None``: a dealer who is not playing; ``auto``: by the
     dealer after ``idle_sweep_s`` with no swap); the middle is swept at ``deadline`` unless someone objects. Under ``all_agree``,
@@ -96,7 +115,7 @@ class StallProposed:
     agreed: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Objected:
     """``seat`` objected: the countdown waits until every objector has taken a card (S4)."""
 
@@ -104,7 +123,7 @@ class Objected:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class ObjectionLapsed:
     """``seat``'s objection lapsed ``objection_s`` after it was made, without that player taking
     a card, so that no objection holds the middle for ever (RULES-NOTES "Objections")."""
@@ -113,7 +132,7 @@ class ObjectionLapsed:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class StallResumed:
     """The last objector took a card (or the last objection lapsed); the countdown starts again
     and ends at ``deadline``."""
@@ -122,14 +141,14 @@ class StallResumed:
     deadline: float
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class StallCancelled:
     """Agreement to a fresh middle lapsed because the middle changed (``all_agree``)."""
 
     t: float
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Swept:
     """The dealer swept ``swept`` away and dealt ``middle`` from the stock."""
 
@@ -139,7 +158,7 @@ class Swept:
     stock_count: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class StockReshuffled:
     """The stock ran out; the swept cards were shuffled into a new stock (S0)."""
 
@@ -147,7 +166,7 @@ class StockReshuffled:
     stock_count: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Gestured:
     """``seat`` made ``gesture`` (``heard``: a sound, else seen).
 
@@ -164,7 +183,7 @@ class Gestured:
     seen_by: tuple[int, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Moved:
     """``seat`` made a gesture that the viewer did not see (``attention``): only that this player
     moved, never which gesture. Made by :func:`kemps.views.event_for` from a :class:`Gestured`."""
@@ -173,7 +192,7 @@ class Moved:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Looked:
     """``seat`` now looks ``at`` another seat, the middle or its own cards (``attention``; public,
     as at a real table). Also when a swap or grab moved the taker's look to the middle (S0 "A
@@ -185,7 +204,7 @@ class Looked:
     at: int | Literal["middle", "hand"]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class GestureSeen:
     """``by``'s look landed on ``seat`` at ``t`` while its gesture ``gesture`` (made at
     ``made_at``) was still going on (within :data:`kemps.gestures.GESTURE_S`), so ``by`` saw it.
@@ -199,7 +218,7 @@ class GestureSeen:
     by: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Chatted:
     """``seat`` said ``text`` at the table."""
 
@@ -208,7 +227,7 @@ class Chatted:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class SignalsAgreed:
     """Pair ``pair`` agreed ``signals`` (private: only that pair ever receives this)."""
 
@@ -218,7 +237,7 @@ class SignalsAgreed:
     signals: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Called:
     """``seat`` made a call of ``kind`` on ``on_seat`` (a player) or ``on_pair``."""
 
@@ -229,7 +248,7 @@ class Called:
     on_pair: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class CallVoid:
     """S4 ``immune_while_holding``: the call was on a player holding five; nothing happens."""
 
@@ -238,7 +257,7 @@ class CallVoid:
     held_by: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Revealed:
     """``seat`` showed ``cards``: the whole hand (``full``) or, after a wrong call at a table that
     plays on, two different cards (S4 "shows two different cards")."""
@@ -249,7 +268,7 @@ class Revealed:
     full: bool
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class CallJudged:
     """The call by ``seat`` was ``right`` or not, judged on the hands at that moment (S0)."""
 
@@ -260,7 +279,7 @@ class CallJudged:
     checked: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class Scored:
     """``pair`` took ``amount`` letters (or won points); ``total`` is its new count."""
 
@@ -271,7 +290,7 @@ class Scored:
     unit: Literal["letter", "point"]
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class TableTalkRuled:
     """The table ruled that ``pair`` used table talk: it loses the match (S1, S2)."""
 
@@ -279,7 +298,7 @@ class TableTalkRuled:
     pair: int
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class HandEnded:
     """Hand ``hand_no`` ended; ``decided`` is False for a real deal (no letter, S1)."""
 
@@ -289,7 +308,7 @@ class HandEnded:
     decided: bool
 
 
-@dataclass(frozen=True, slots=True)
+@_event
 class MatchEnded:
     """The match is over. ``ranks[pair]`` is 1 for the winner(s); equal scores share a rank."""
 
