@@ -1,4 +1,4 @@
-"""Events are immutable by contract (issue 15 made them plain slots dataclasses, without the cost of
+"""Events (and actions, plans, steps, views) are immutable by contract (issue 15 made them plain slots dataclasses, without the cost of
 ``frozen=True``): these tests play whole matches with every event field assignable once only, so
 that any code changing an event after it was made (engine, views, bots, records) fails here."""
 
@@ -10,14 +10,24 @@ from typing import Any
 
 import pytest
 
+from kemps import actions
 from kemps import events as ev
+from kemps.bots.base import Plan
+from kemps.driver import Step
 from kemps.bots import bot_factory
 from kemps.cards import parse_card
 from kemps.events import EVENT_NAMES, Swapped, event_to_dict
 from kemps.record import replay
 from kemps.rules import find_preset
 from kemps.sim import simulate_match
-from kemps.views import events_for, view_for
+from kemps.table import LegalMoves
+from kemps.views import SeatView, events_for, view_for
+
+#: Every value class made with kemps.immutable: events, actions, plans, steps, views, legal moves.
+VALUE_CLASSES = [*EVENT_NAMES, *(cls for cls in vars(actions).values() if isinstance(cls, type)
+                                 and dataclasses.is_dataclass(cls)
+                                 and cls.__module__ == actions.__name__),
+                 Plan, Step, SeatView, LegalMoves]
 
 
 def _set_once(self: Any, name: str, value: Any) -> None:
@@ -31,7 +41,7 @@ def _set_once(self: Any, name: str, value: Any) -> None:
 
 @pytest.fixture
 def set_once() -> Iterator[None]:
-    classes = list(EVENT_NAMES)
+    classes = list(VALUE_CLASSES)
     for cls in classes:
         cls.__setattr__ = _set_once  # type: ignore[assignment, method-assign]
     try:
@@ -80,3 +90,7 @@ def test_events_keep_equality_hash_and_json_form() -> None:
                                 "gave": ["2C"], "slots": [0]}
     assert [f.name for f in dataclasses.fields(Swapped)] == ["t", "seat", "took", "gave", "slots"]
     assert not hasattr(a, "__dict__")  # slots: no per-event dict
+
+
+def test_every_value_class_is_guarded() -> None:
+    assert actions.Swap in VALUE_CLASSES and len(VALUE_CLASSES) >= len(EVENT_NAMES) + 13 + 4

@@ -30,7 +30,6 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from kemps.actions import Action, AgreeSignals, Deal
@@ -39,6 +38,7 @@ from kemps.cards import shuffled_pack
 from kemps.errors import Rejected
 from kemps.events import CallJudged, Event, HandDealt, HandEnded
 from kemps.gestures import PALETTE
+from kemps.immutable import immutable
 from kemps.record import Recorder
 from kemps.rules import RuleSet
 from kemps.table import Table
@@ -57,7 +57,7 @@ STUCK_S: Final = 600.0
 LOG_LIMIT: Final = 500
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Step:
     """One thing that happened at the table: an accepted ``action`` by ``seat`` (``None``: the
     table's, such as a deal) or, with ``action`` None, the table's timers firing; ``t`` is the

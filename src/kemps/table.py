@@ -28,7 +28,6 @@ import dataclasses
 import functools
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from kemps.actions import (
@@ -80,6 +79,7 @@ from kemps.events import (
     TableTalkRuled,
 )
 from kemps.gestures import GESTURE_S, LOOK_GAP_S, LOOK_PLACES, MAX_SIGNALS, PALETTE
+from kemps.immutable import immutable
 from kemps.rules import RuleSet
 from kemps.scoring import (
     Award,
@@ -96,7 +96,7 @@ from kemps.scoring import (
 Phase = Literal["huddle", "dealt", "play", "over"]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class LegalMoves:
     """What one seat may do now (:meth:`Table.legal`). ``stop`` and ``double_stop`` are the
     ``(on_seat, on_pair)`` targets a Stop (double Stop) call may name; ``gestures_refused`` the

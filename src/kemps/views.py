@@ -18,7 +18,6 @@ during it); everyone else gets a :class:`~kemps.events.Moved`. A spectator with 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
 from kemps.actions import LookAt
@@ -34,6 +33,7 @@ from kemps.events import (
     event_to_dict,
 )
 from kemps.gestures import LOOK_GAP_S
+from kemps.immutable import immutable
 from kemps.table import LegalMoves, Table
 
 
@@ -42,7 +42,7 @@ def letters_text(word: str, count: int) -> str:
     return "-".join(word[:count])
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class SeatView:
     """One seat's (or a spectator's) view of the table at ``version``.
 
