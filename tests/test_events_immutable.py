@@ -12,10 +12,10 @@ import pytest
 
 from kemps import actions
 from kemps import events as ev
-from kemps.bots.base import Plan
-from kemps.driver import Step
 from kemps.bots import bot_factory
+from kemps.bots.base import Plan
 from kemps.cards import parse_card
+from kemps.driver import Step
 from kemps.events import EVENT_NAMES, Swapped, event_to_dict
 from kemps.record import replay
 from kemps.rules import find_preset

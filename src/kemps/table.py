@@ -126,15 +126,14 @@ class LegalMoves:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; targets as ``{"on_seat", "on_pair"}`` objects."""
-        out: dict[str, Any] = {}
-        for name in _LEGAL_FIELDS:
-            v = getattr(self, name)
-            if name in ("stop", "double_stop"):
-                v = [{"on_seat": a, "on_pair": b} for a, b in v]
-            elif isinstance(v, tuple):
-                v = list(v)
-            out[name] = v
-        return out
+        return {"swap": self.swap, "grab": self.grab, "discard": self.discard,
+                "stall": self.stall, "object": self.object, "go": self.go, "chat": self.chat,
+                "agree_signals": self.agree_signals,
+                "gestures_refused": list(self.gestures_refused), "kemps": self.kemps,
+                "double_kemps": self.double_kemps,
+                "stop": [{"on_seat": a, "on_pair": b} for a, b in self.stop],
+                "double_stop": [{"on_seat": a, "on_pair": b} for a, b in self.double_stop],
+                "looks": list(self.looks), "look_from": self.look_from}
 
 
 _OVER: Final = LegalMoves(gestures_refused=tuple(PALETTE))
@@ -148,7 +147,8 @@ _STATE: Final = ("phase", "hand_no", "dealer", "hands", "middle", "stock", "swep
                  "decided_hands", "revealed", "ranks", "_opens_at", "_stall_deadline",
                  "_objectors", "_objected", "_agreed", "_idle_from", "_holding", "looks",
                  "_look_at", "_gestures")
-_FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack", "_idle_s")
+_FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack", "_idle_s",
+                 "_heard_refused")
 # Not put back on a rejection, on purpose: ``signals`` (changed only by an agreement, which
 # fires no timer and cannot fail after its checks), ``version`` and ``_clock`` (moved only on
 # success), ``_rng`` (its state is in the snapshot) and ``_seed`` (set only by a deal).
@@ -214,7 +214,7 @@ class Table:
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_objectors", "_objected", "_agreed",
         "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed", "looks",
-        "_look_at", "_gestures", "_next", "_idle_s")
+        "_look_at", "_gestures", "_next", "_idle_s", "_heard_refused")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -275,6 +275,10 @@ class Table:
         self._clock = float("-inf")
         self._next: tuple[int, float | None] = (-1, None)  # (version, next deadline) cache
         self._idle_s = self._idle_seconds()  # idle sweep after this many seconds, or None
+        # The gestures refused to every seat at all times where fakes are not banned (the heard
+        # ones at a silent table): what _gesture_refusal says for each, worked out once.
+        self._heard_refused = tuple(name for name, g in PALETTE.items()
+                                    if g.kind == "heard" and not rules.heard_signals)
         self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
             Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
@@ -352,8 +356,8 @@ class Table:
             discard=ok(self._may_discard, seat), stall=ok(self._may_stall, seat),
             object=ok(self._may_object, seat), go=ok(self._may_go, seat),
             chat=r.table_chat, agree_signals=self.phase == "huddle",
-            gestures_refused=tuple(name for name in PALETTE
-                                   if self._gesture_refusal(seat, name) is not None),
+            gestures_refused=self._heard_refused if r.fake_signals != "banned" else tuple(
+                name for name in PALETTE if self._gesture_refusal(seat, name) is not None),
             kemps=calls, double_kemps=calls and r.double_calls,
             stop=_stop_targets(r, seat, "stop") if calls else (),
             double_stop=_stop_targets(r, seat, "double_stop") if calls and r.double_calls
