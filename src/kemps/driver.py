@@ -277,11 +277,12 @@ class MatchDriver:
         """The stuck-hand guard's clock and the hand's log."""
         log = self.log
         for e in events:
-            if isinstance(e, HandDealt | CallJudged):
+            kind = e.__class__  # events are final classes: identity is isinstance, cheaper
+            if kind is HandDealt or kind is CallJudged:
                 self.nudge_at = now + self.stuck_s
-                if isinstance(e, HandDealt):
+                if kind is HandDealt:
                     log.clear()
-            elif isinstance(e, HandEnded):
+            elif kind is HandEnded:
                 self.nudge_at = None
             log.append(e)
         if len(log) > LOG_LIMIT:
