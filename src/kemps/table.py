@@ -148,7 +148,7 @@ _STATE: Final = ("phase", "hand_no", "dealer", "hands", "middle", "stock", "swep
                  "_objectors", "_objected", "_agreed", "_idle_from", "_holding", "looks",
                  "_look_at", "_gestures")
 _FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack", "_idle_s",
-                 "_heard_refused")
+                 "_heard_refused", "_attention")
 # Not put back on a rejection, on purpose: ``signals`` (changed only by an agreement, which
 # fires no timer and cannot fail after its checks), ``version`` and ``_clock`` (moved only on
 # success), ``_rng`` (its state is in the snapshot) and ``_seed`` (set only by a deal).
@@ -214,7 +214,8 @@ class Table:
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_objectors", "_objected", "_agreed",
         "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed", "looks",
-        "_look_at", "_gestures", "_next", "_idle_s", "_heard_refused")
+        "_look_at", "_gestures", "_next", "_idle_s", "_heard_refused",
+        "_attention")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -275,6 +276,7 @@ class Table:
         self._clock = float("-inf")
         self._next: tuple[int, float | None] = (-1, None)  # (version, next deadline) cache
         self._idle_s = self._idle_seconds()  # idle sweep after this many seconds, or None
+        self._attention = rules.attention
         # The gestures refused to every seat at all times where fakes are not banned (the heard
         # ones at a silent table): what _gesture_refusal says for each, worked out once.
         self._heard_refused = tuple(name for name, g in PALETTE.items()
@@ -397,8 +399,18 @@ class Table:
                                "the seat.")
         elif seat.__class__ is not int or not 0 <= seat < self.n:
             raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
-        if self.phase == "over":
+        phase = self.phase
+        if phase == "over":
             raise Rejected("match_over", "The match is over.")
+        if phase == "play" and not (self._objectors or self._holding) and (
+                self._stall_deadline is None or self._stall_deadline > now) and (
+                self._idle_from is None or self._idle_s is None
+                or self._idle_from + self._idle_s > now):
+            # Nothing is due (the common case, checked inline; _due says the same in full).
+            events = handler(action, now)
+            self.version += 1
+            self._clock = now
+            return events
         if self._due(now):
             # Timers due by now fire first, then the action is tried on the state they leave.
             # If the action is rejected, everything (timers included) is put back as it was, so a
@@ -722,7 +734,7 @@ class Table:
         self._idle_from = now
         if self._objectors or self._agreed:
             events += self._touch(seat, now)
-        if self.rules.attention:
+        if self._attention:
             events += self._look_at_middle(seat, now)
         return events
 
