@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PYTEST_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help run simulate test bench lint clean
+.PHONY: help run simulate test bench records-hash lint clean
 
 help: ## List the available targets
 	@echo "kemps — make targets:"
@@ -40,6 +40,16 @@ test: $(VENV)/.installed ## Set up .venv if needed, then run the test suite (PYT
 
 bench: $(VENV)/.installed ## Run the engine benchmark
 	$(BIN)/kemps bench
+
+RECORDS_DIR ?= build/records-hash
+records-hash: $(VENV)/.installed ## Simulate fixed matches, print one sha256 over all records (same before and after any engine change)
+	rm -rf $(RECORDS_DIR) && mkdir -p $(RECORDS_DIR)
+	for p in pagat squarescores cash canes seed2-tournament; do \
+		$(BIN)/kemps simulate -r $$p -m 8 -s 11 --records $(RECORDS_DIR)/$$p > /dev/null || exit 1; done
+	$(BIN)/kemps simulate -r pagat -p 3 -m 4 -s 5 --records $(RECORDS_DIR)/pagat-3 > /dev/null
+	$(BIN)/kemps simulate -r pagat -m 4 -s 21 --bots sharp --records $(RECORDS_DIR)/sharp > /dev/null
+	$(BIN)/kemps simulate -r pagat -m 3 -s 31 --bots club --records $(RECORDS_DIR)/club > /dev/null
+	cd $(RECORDS_DIR) && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum
 
 lint: $(VENV)/.installed ## ruff check + mypy (strict)
 	$(BIN)/ruff check src tests

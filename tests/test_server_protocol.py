@@ -614,3 +614,41 @@ def test_the_host_starts_a_rematch_and_anyone_may_once_the_host_has_gone(
     assert later == 200
     room = httpx.get(f"{server.url}/api/rooms/{code}").json()
     assert room["status"] == "playing" and room["match_no"] == 2
+
+
+@pytest.mark.parametrize("raw", [
+    '{"type": "action", "id": 7, "action": {"type": "swap", "take": ["7C"], "give": ["2D"]}}',
+    '{"type": "action", "action": {"type": "gesture", "gesture": "nod"}}',
+    '{"type": "action", "id": null, "action": {}}',
+    '{"type": "action", "id": 0, "action": {"type": "call", "kind": "kemps"}}',
+    '{"type": "action", "id": 2147483648, "action": {"type": "ready"}}',
+    '{"type": "action", "id": 2147483649, "action": {}}',
+    '{"type": "action", "id": -1, "action": {}}',
+    '{"type": "action", "id": true, "action": {}}',
+    '{"type": "action", "id": 1.0, "action": {}}',
+    '{"type": "action", "id": "7", "action": {}}',
+    '{"type": "action", "id": 1}',
+    '{"type": "action", "id": 1, "action": []}',
+    '{"type": "action", "id": 1, "action": {}, "extra": 1}',
+])
+def test_the_fast_action_path_agrees_with_the_model(raw: str) -> None:
+    """Issue 15: the common action message skips pydantic; it must accept exactly what the
+    model accepts, with the same fields set, and leave everything else to the model's errors."""
+    import json as _json
+
+    from pydantic import ValidationError
+
+    from kemps.server.protocol import ActionMessage, ProtocolError, parse_client_message
+
+    data = _json.loads(raw)
+    try:
+        expected: ActionMessage | None = ActionMessage.model_validate(data)
+    except ValidationError:
+        expected = None
+    if expected is None:
+        with pytest.raises(ProtocolError):
+            parse_client_message(raw)
+    else:
+        got = parse_client_message(raw)
+        assert got == expected and got.model_fields_set == expected.model_fields_set
+        assert got.model_dump() == expected.model_dump()

@@ -10,12 +10,12 @@ Cards are named, never slot numbers: a swap for a card somebody else took first 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from kemps.cards import Card, parse_card
 from kemps.errors import CardError, Rejected
 from kemps.gestures import LOOK_PLACES
+from kemps.immutable import immutable
 
 CallKind = Literal["kemps", "stop", "double_kemps", "double_stop"]
 CALL_KINDS: Final = ("kemps", "stop", "double_kemps", "double_stop")
@@ -23,7 +23,7 @@ CALL_KINDS: Final = ("kemps", "stop", "double_kemps", "double_stop")
 LookAt = int | Literal["middle", "hand"]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Deal:
     """The table deals a hand (a chance action, so a record replays it exactly).
 
@@ -37,7 +37,7 @@ class Deal:
     seat: None = None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Go:
     """The dealer says "Go" (S2 variations row 1; ``start="on_go"``). ``seat`` is ``None`` for a
     dealer who is not playing (S2 tournament row 7; online the host acting for the table)."""
@@ -45,7 +45,7 @@ class Go:
     seat: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Swap:
     """Take ``take`` from the middle and put ``give`` from the hand in their slots, pairwise.
 
@@ -57,7 +57,7 @@ class Swap:
     give: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Grab:
     """S4 grab-then-discard: take middle card(s) into the hand (needs ``hold_limit_s > 0``)."""
 
@@ -65,7 +65,7 @@ class Grab:
     take: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Discard:
     """S4: put hand card(s) into the empty middle slot(s) after a :class:`Grab`."""
 
@@ -73,7 +73,7 @@ class Discard:
     give: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class ProposeStall:
     """Say the middle has stalled (S0); agree to a fresh middle (``all_agree``); or, as the dealer
     at a ``dealer_only`` table, sweep. ``seat`` is ``None`` for a dealer who is not playing,
@@ -82,7 +82,7 @@ class ProposeStall:
     seat: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Object:
     """Object to a pending stall (S0 "if nobody objects"; S4 pauses the countdown until the
     objector has taken a card)."""
@@ -90,7 +90,7 @@ class Object:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Gesture:
     """Make a gesture from the palette (:mod:`kemps.gestures`) in view of everyone."""
 
@@ -98,7 +98,7 @@ class Gesture:
     gesture: str
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Look:
     """Look at another seat (``at`` its number), at the middle (``"middle"``) or at one's own cards
     (``"hand"``), in full view of the table: only where ``RuleSet.attention`` is on, at most once
@@ -109,7 +109,7 @@ class Look:
     at: LookAt
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Chat:
     """Say something at the table (``table_chat``), at most 200 characters."""
 
@@ -117,7 +117,7 @@ class Chat:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class AgreeSignals:
     """Between hands, the seat's pair agrees its secret signal(s): 1..3 palette gestures
     (S1 "You can have several signals"; S0 "pairs may agree a new signal before the next round")."""
@@ -126,7 +126,7 @@ class AgreeSignals:
     signals: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Call:
     """A call. ``kemps`` is on the caller's partner (``on_seat`` may name the partner);
     ``stop`` names ``on_pair`` or ``on_seat`` as ``stop_target`` says; ``double_kemps`` claims
@@ -139,7 +139,7 @@ class Call:
     on_pair: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class RuleTableTalk:
     """The table (host or dealer) rules that ``pair`` used table talk: it loses the match
     (S1 "penalised by loss of the game"; S2 signals row 8). Only where ``table_talk="forbidden"``."""

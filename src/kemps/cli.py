@@ -182,12 +182,18 @@ def simulate(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
                  "--records", help="Write each match's record into this folder.")] = None,
              as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")
                                 ] = False,
+             bots: Annotated[str, typer.Option(
+                 "--bots", help="Bot level in every seat (simple, casual, club, sharp).")
+                             ] = "simple",
              ) -> None:
-    """Play whole matches between simple bots on a simulated clock and sum up the results."""
+    """Play whole matches between bots (simple ones unless --bots says otherwise) on a simulated
+    clock and sum up the results."""
+    from kemps.bots import bot_factory
     from kemps.sim import simulate_match
 
     try:
         rule_set = build_rules(rules, pairs, set_)
+        factory = bot_factory(bots)
     except KempsError as err:
         raise _fail(err) from None
     if records is not None:
@@ -207,7 +213,7 @@ def simulate(rules: RulesOpt = "pagat", pairs: PairsOpt = None,
                   disable=as_json or not err_console.is_terminal) as progress:
         task = progress.add_task("Simulating", total=matches)
         for i in range(matches):
-            result = simulate_match(rule_set, seed + i, keep_events=as_json)
+            result = simulate_match(rule_set, seed + i, bots=factory, keep_events=as_json)
             t = result.table
             hands += t.hand_no
             total_actions += result.actions

@@ -30,7 +30,6 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from kemps.actions import Action, AgreeSignals, Deal
@@ -39,6 +38,7 @@ from kemps.cards import shuffled_pack
 from kemps.errors import Rejected
 from kemps.events import CallJudged, Event, HandDealt, HandEnded
 from kemps.gestures import PALETTE
+from kemps.immutable import immutable
 from kemps.record import Recorder
 from kemps.rules import RuleSet
 from kemps.table import Table
@@ -57,7 +57,7 @@ STUCK_S: Final = 600.0
 LOG_LIMIT: Final = 500
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Step:
     """One thing that happened at the table: an accepted ``action`` by ``seat`` (``None``: the
     table's, such as a deal) or, with ``action`` None, the table's timers firing; ``t`` is the
@@ -277,11 +277,12 @@ class MatchDriver:
         """The stuck-hand guard's clock and the hand's log."""
         log = self.log
         for e in events:
-            if isinstance(e, HandDealt | CallJudged):
+            kind = e.__class__  # events are final classes: identity is isinstance, cheaper
+            if kind is HandDealt or kind is CallJudged:
                 self.nudge_at = now + self.stuck_s
-                if isinstance(e, HandDealt):
+                if kind is HandDealt:
                     log.clear()
-            elif isinstance(e, HandEnded):
+            elif kind is HandEnded:
                 self.nudge_at = None
             log.append(e)
         if len(log) > LOG_LIMIT:

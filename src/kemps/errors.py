@@ -7,6 +7,8 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class KempsError(Exception):
     """Base of every error kemps raises on purpose.
@@ -42,8 +44,35 @@ class RuleError(KempsError, ValueError):
 class Rejected(KempsError):
     """An action the table refused. The table's state is unchanged.
 
-    ``code`` is one of :data:`REJECTION_CODES` (stable; they go over the wire).
+    ``code`` is one of :data:`REJECTION_CODES` (stable; they go over the wire). The engine may give
+    the message as a function that makes it: it is built only when read (most rejections, lost
+    races in a simulation, are never shown to anyone; issue 15).
     """
+
+    def __init__(self, code: str, message: str | Callable[[], str]) -> None:
+        # No Exception.__init__ with a formatted text: str() and the message are made on demand.
+        self.code = code
+        self._message = message
+
+    @property
+    def message(self) -> str:  # the plain sentence, made at the first read
+        made = self._message
+        if not isinstance(made, str):
+            made = self._message = made()
+        return made
+
+    @message.setter
+    def message(self, text: str) -> None:
+        self._message = text
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    def __repr__(self) -> str:
+        return f"Rejected({self.code!r}, {self.message!r})"
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (self.__class__, (self.code, self.message))
 
 
 REJECTION_CODES: frozenset[str] = frozenset({

@@ -1,4 +1,6 @@
-"""Events: what happened at the table, as small frozen dataclasses (h11 ``_events.py`` style).
+"""Events: what happened at the table, as small immutable dataclasses (h11 ``_events.py`` style).
+
+Immutable by contract (:func:`kemps.immutable.immutable`), not by ``frozen=True``.
 
 Every event carries ``t``, the table time in seconds at which it happened (the ``now`` of the
 action that caused it, or the deadline of the timer that fired it). Events hold full information;
@@ -8,15 +10,15 @@ action that caused it, or the deadline of the timer that fired it). Events hold 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from kemps.cards import Card
+from kemps.immutable import immutable
 
 HandEndReason = Literal["call", "real_deal", "table_talk"]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class HandDealt:
     """A hand was dealt by ``dealer`` (a seat, or ``None``: a dealer who is not playing, S2
     tournament row 7). ``hands[seat]`` is that seat's four cards (redacted per viewer);
@@ -31,7 +33,7 @@ class HandDealt:
     opens_at: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class PlayOpened:
     """Play opened: on the deal, on the dealer's "Go", or at the end of the countdown, when the
     middle is turned face up (S1 "When the last card has been turned up")."""
@@ -40,7 +42,7 @@ class PlayOpened:
     middle: tuple[Card | None, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Swapped:
     """``seat`` took ``took`` from the middle and laid ``gave`` in the same slots (``slots``)."""
 
@@ -51,7 +53,7 @@ class Swapped:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Grabbed:
     """S4: ``seat`` picked ``took`` up from ``slots``; they must discard by ``deadline``."""
 
@@ -62,7 +64,7 @@ class Grabbed:
     deadline: float
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Discarded:
     """S4: ``seat`` laid ``gave`` face up in the empty ``slots``."""
 
@@ -72,7 +74,7 @@ class Discarded:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class HoldExpired:
     """S4: ``seat`` held five cards past the limit (or through a sweep); the grabbed cards went
     back to ``slots``."""
@@ -83,7 +85,7 @@ class HoldExpired:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class StallProposed:
     """A stall was proposed by ``seat`` (``None``: a dealer who is not playing; ``auto``: by the
     dealer after ``idle_sweep_s`` with no swap); the middle is swept at ``deadline`` unless someone objects. Under ``all_agree``,
@@ -96,7 +98,7 @@ class StallProposed:
     agreed: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Objected:
     """``seat`` objected: the countdown waits until every objector has taken a card (S4)."""
 
@@ -104,7 +106,7 @@ class Objected:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class ObjectionLapsed:
     """``seat``'s objection lapsed ``objection_s`` after it was made, without that player taking
     a card, so that no objection holds the middle for ever (RULES-NOTES "Objections")."""
@@ -113,7 +115,7 @@ class ObjectionLapsed:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class StallResumed:
     """The last objector took a card (or the last objection lapsed); the countdown starts again
     and ends at ``deadline``."""
@@ -122,14 +124,14 @@ class StallResumed:
     deadline: float
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class StallCancelled:
     """Agreement to a fresh middle lapsed because the middle changed (``all_agree``)."""
 
     t: float
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Swept:
     """The dealer swept ``swept`` away and dealt ``middle`` from the stock."""
 
@@ -139,7 +141,7 @@ class Swept:
     stock_count: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class StockReshuffled:
     """The stock ran out; the swept cards were shuffled into a new stock (S0)."""
 
@@ -147,7 +149,7 @@ class StockReshuffled:
     stock_count: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Gestured:
     """``seat`` made ``gesture`` (``heard``: a sound, else seen).
 
@@ -164,7 +166,7 @@ class Gestured:
     seen_by: tuple[int, ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Moved:
     """``seat`` made a gesture that the viewer did not see (``attention``): only that this player
     moved, never which gesture. Made by :func:`kemps.views.event_for` from a :class:`Gestured`."""
@@ -173,7 +175,7 @@ class Moved:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Looked:
     """``seat`` now looks ``at`` another seat, the middle or its own cards (``attention``; public,
     as at a real table). Also when a swap or grab moved the taker's look to the middle (S0 "A
@@ -185,7 +187,7 @@ class Looked:
     at: int | Literal["middle", "hand"]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class GestureSeen:
     """``by``'s look landed on ``seat`` at ``t`` while its gesture ``gesture`` (made at
     ``made_at``) was still going on (within :data:`kemps.gestures.GESTURE_S`), so ``by`` saw it.
@@ -199,7 +201,7 @@ class GestureSeen:
     by: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Chatted:
     """``seat`` said ``text`` at the table."""
 
@@ -208,7 +210,7 @@ class Chatted:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class SignalsAgreed:
     """Pair ``pair`` agreed ``signals`` (private: only that pair ever receives this)."""
 
@@ -218,7 +220,7 @@ class SignalsAgreed:
     signals: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Called:
     """``seat`` made a call of ``kind`` on ``on_seat`` (a player) or ``on_pair``."""
 
@@ -229,7 +231,7 @@ class Called:
     on_pair: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class CallVoid:
     """S4 ``immune_while_holding``: the call was on a player holding five; nothing happens."""
 
@@ -238,7 +240,7 @@ class CallVoid:
     held_by: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Revealed:
     """``seat`` showed ``cards``: the whole hand (``full``) or, after a wrong call at a table that
     plays on, two different cards (S4 "shows two different cards")."""
@@ -249,7 +251,7 @@ class Revealed:
     full: bool
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class CallJudged:
     """The call by ``seat`` was ``right`` or not, judged on the hands at that moment (S0)."""
 
@@ -260,7 +262,7 @@ class CallJudged:
     checked: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Scored:
     """``pair`` took ``amount`` letters (or won points); ``total`` is its new count."""
 
@@ -271,7 +273,7 @@ class Scored:
     unit: Literal["letter", "point"]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class TableTalkRuled:
     """The table ruled that ``pair`` used table talk: it loses the match (S1, S2)."""
 
@@ -279,7 +281,7 @@ class TableTalkRuled:
     pair: int
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class HandEnded:
     """Hand ``hand_no`` ended; ``decided`` is False for a real deal (no letter, S1)."""
 
@@ -289,7 +291,7 @@ class HandEnded:
     decided: bool
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class MatchEnded:
     """The match is over. ``ranks[pair]`` is 1 for the winner(s); equal scores share a rank."""
 

@@ -28,7 +28,6 @@ import dataclasses
 import functools
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from kemps.actions import (
@@ -80,6 +79,7 @@ from kemps.events import (
     TableTalkRuled,
 )
 from kemps.gestures import GESTURE_S, LOOK_GAP_S, LOOK_PLACES, MAX_SIGNALS, PALETTE
+from kemps.immutable import immutable
 from kemps.rules import RuleSet
 from kemps.scoring import (
     Award,
@@ -96,7 +96,7 @@ from kemps.scoring import (
 Phase = Literal["huddle", "dealt", "play", "over"]
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class LegalMoves:
     """What one seat may do now (:meth:`Table.legal`). ``stop`` and ``double_stop`` are the
     ``(on_seat, on_pair)`` targets a Stop (double Stop) call may name; ``gestures_refused`` the
@@ -126,15 +126,14 @@ class LegalMoves:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; targets as ``{"on_seat", "on_pair"}`` objects."""
-        out: dict[str, Any] = {}
-        for name in _LEGAL_FIELDS:
-            v = getattr(self, name)
-            if name in ("stop", "double_stop"):
-                v = [{"on_seat": a, "on_pair": b} for a, b in v]
-            elif isinstance(v, tuple):
-                v = list(v)
-            out[name] = v
-        return out
+        return {"swap": self.swap, "grab": self.grab, "discard": self.discard,
+                "stall": self.stall, "object": self.object, "go": self.go, "chat": self.chat,
+                "agree_signals": self.agree_signals,
+                "gestures_refused": list(self.gestures_refused), "kemps": self.kemps,
+                "double_kemps": self.double_kemps,
+                "stop": [{"on_seat": a, "on_pair": b} for a, b in self.stop],
+                "double_stop": [{"on_seat": a, "on_pair": b} for a, b in self.double_stop],
+                "looks": list(self.looks), "look_from": self.look_from}
 
 
 _OVER: Final = LegalMoves(gestures_refused=tuple(PALETTE))
@@ -148,11 +147,13 @@ _STATE: Final = ("phase", "hand_no", "dealer", "hands", "middle", "stock", "swep
                  "decided_hands", "revealed", "ranks", "_opens_at", "_stall_deadline",
                  "_objectors", "_objected", "_agreed", "_idle_from", "_holding", "looks",
                  "_look_at", "_gestures")
-_FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack")
+_FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack", "_idle_s",
+                 "_heard_refused", "_attention")
 # Not put back on a rejection, on purpose: ``signals`` (changed only by an agreement, which
 # fires no timer and cannot fail after its checks), ``version`` and ``_clock`` (moved only on
 # success), ``_rng`` (its state is in the snapshot) and ``_seed`` (set only by a deal).
-_UNTOUCHED_BY_REJECTION: Final = ("signals", "version", "_clock", "_rng", "_seed")
+# ``_next`` caches :meth:`Table.next_deadline` for one ``version`` (timers change only with it).
+_UNTOUCHED_BY_REJECTION: Final = ("signals", "version", "_clock", "_rng", "_seed", "_next")
 
 
 def _copied(value: Any) -> Any:
@@ -182,6 +183,19 @@ _PACKS: Final = {d: frozenset(new_pack(d)) for d in (1, 2)}
 _SEATLESS: Final = frozenset({Deal, RuleTableTalk, Go, ProposeStall})
 
 
+def _gone(c: Card) -> Callable[[], str]:
+    """The message of a lost race for ``c``, made only if read (see :class:`Rejected`)."""
+    return lambda: f"The {c.text} is no longer in the middle: someone else took it first."
+
+
+def _not_held(c: Card) -> Callable[[], str]:
+    return lambda: f"The {c.text} is not in your hand."
+
+
+#: How a dealt hand waits to open, for a rejection's message.
+_HOW_STARTED: Final = {"on_go": "until the dealer says Go", "countdown": "until the countdown ends"}
+
+
 class Table:
     """A Kemps table: seating, the current hand, the score, and the match.
 
@@ -200,7 +214,8 @@ class Table:
         "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_objectors", "_objected", "_agreed",
         "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed", "looks",
-        "_look_at", "_gestures")
+        "_look_at", "_gestures", "_next", "_idle_s", "_heard_refused",
+        "_attention")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -259,6 +274,13 @@ class Table:
         self._look_at: list[float | None] = [None] * n
         self._gestures: list[tuple[float, int, str, set[int]]] = []
         self._clock = float("-inf")
+        self._next: tuple[int, float | None] = (-1, None)  # (version, next deadline) cache
+        self._idle_s = self._idle_seconds()  # idle sweep after this many seconds, or None
+        self._attention = rules.attention
+        # The gestures refused to every seat at all times where fakes are not banned (the heard
+        # ones at a silent table): what _gesture_refusal says for each, worked out once.
+        self._heard_refused = tuple(name for name, g in PALETTE.items()
+                                    if g.kind == "heard" and not rules.heard_signals)
         self._handlers: dict[type[Any], Callable[[Any, float], list[Event]]] = {
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
             Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
@@ -336,8 +358,8 @@ class Table:
             discard=ok(self._may_discard, seat), stall=ok(self._may_stall, seat),
             object=ok(self._may_object, seat), go=ok(self._may_go, seat),
             chat=r.table_chat, agree_signals=self.phase == "huddle",
-            gestures_refused=tuple(name for name in PALETTE
-                                   if self._gesture_refusal(seat, name) is not None),
+            gestures_refused=self._heard_refused if r.fake_signals != "banned" else tuple(
+                name for name in PALETTE if self._gesture_refusal(seat, name) is not None),
             kemps=calls, double_kemps=calls and r.double_calls,
             stop=_stop_targets(r, seat, "stop") if calls else (),
             double_stop=_stop_targets(r, seat, "double_stop") if calls and r.double_calls
@@ -377,8 +399,18 @@ class Table:
                                "the seat.")
         elif seat.__class__ is not int or not 0 <= seat < self.n:
             raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
-        if self.phase == "over":
+        phase = self.phase
+        if phase == "over":
             raise Rejected("match_over", "The match is over.")
+        if phase == "play" and not (self._objectors or self._holding) and (
+                self._stall_deadline is None or self._stall_deadline > now) and (
+                self._idle_from is None or self._idle_s is None
+                or self._idle_from + self._idle_s > now):
+            # Nothing is due (the common case, checked inline; _due says the same in full).
+            events = handler(action, now)
+            self.version += 1
+            self._clock = now
+            return events
         if self._due(now):
             # Timers due by now fire first, then the action is tried on the state they leave.
             # If the action is rejected, everything (timers included) is put back as it was, so a
@@ -417,9 +449,17 @@ class Table:
         return self._clock
 
     def next_deadline(self) -> float | None:
-        """The earliest pending timer deadline in seconds, or ``None`` when none is pending."""
+        """The earliest pending timer deadline in seconds, or ``None`` when none is pending.
+
+        Worked out once per :attr:`version` (every change to the timers comes with a new version;
+        a rejected action changes neither), so a driver may ask as often as it likes."""
+        version, deadline = self._next
+        if version == self.version:
+            return deadline
         deadlines = self._deadlines()
-        return min(deadlines) if deadlines else None
+        deadline = min(deadlines) if deadlines else None
+        self._next = (self.version, deadline)
+        return deadline
 
     # == timers ====================================================================================
     def _deadlines(self) -> list[float]:
@@ -451,10 +491,14 @@ class Table:
         ``all_agree``; under ``dealer_only`` only a dealer who is not playing does (S0 "only when
         the dealer says so": a playing dealer sweeps by hand, and nothing else replaces the
         middle)."""
+        return self._idle_s is not None
+
+    def _idle_seconds(self) -> float | None:
+        # Fixed at seating (the dealer is None for the whole match or never): see _idle_sweeps.
         r = self.rules
         if r.idle_sweep_s <= 0 or r.sweep == "all_agree":
-            return False
-        return r.sweep != "dealer_only" or self.dealer is None
+            return None
+        return r.idle_sweep_s if r.sweep != "dealer_only" or self.dealer is None else None
 
     def _due(self, now: float) -> bool:
         # Hot path (every apply): the same conditions as _deadlines, without building a list.
@@ -467,9 +511,10 @@ class Table:
             elif stall is not None:
                 if stall <= now:
                     return True
-            elif (idle_from is not None and idle_from + self.rules.idle_sweep_s <= now
-                  and self._idle_sweeps()):
-                return True
+            elif idle_from is not None:
+                idle_s = self._idle_s
+                if idle_s is not None and idle_from + idle_s <= now:
+                    return True
             if self._holding:
                 return any(d <= now for d, _ in self._holding.values())
             return False
@@ -526,9 +571,9 @@ class Table:
         if self.phase == "play":
             return
         if self.phase == "dealt":
-            how = {"on_go": "until the dealer says Go", "countdown": "until the countdown ends"}
-            raise Rejected("not_started", f"Nobody may {what} {how.get(self.rules.start, 'yet')}.")
-        raise Rejected("hand_over", f"No hand is in play, so you cannot {what}.")
+            start = self.rules.start
+            raise Rejected("not_started", lambda: f"Nobody may {what} {_HOW_STARTED.get(start, 'yet')}.")
+        raise Rejected("hand_over", lambda: f"No hand is in play, so you cannot {what}.")
 
     def _cards_in_middle(self, cards: tuple[Card, ...]) -> list[int]:
         slots: list[int] = []
@@ -537,8 +582,7 @@ class Table:
             try:
                 i = middle.index(c)
             except ValueError:
-                raise Rejected("card_gone", f"The {c.text} is no longer in the middle: someone "
-                               "else took it first.") from None
+                raise Rejected("card_gone", _gone(c)) from None
             slots.append(i)
         return slots
 
@@ -546,7 +590,7 @@ class Table:
         hand = self.hands[seat]
         for c in cards:
             if c not in hand:
-                raise Rejected("not_in_hand", f"The {c.text} is not in your hand.")
+                raise Rejected("not_in_hand", _not_held(c))
 
     def _check_count(self, take: tuple[Card, ...], what: str) -> None:
         if not isinstance(take, tuple) or not take or not all(isinstance(c, Card) for c in take):
@@ -653,7 +697,8 @@ class Table:
 
     def _swap(self, action: Swap, now: float) -> list[Event]:
         seat, take, give = action.seat, action.take, action.give
-        self._may_swap(seat)
+        if self.phase != "play" or seat in self._holding:
+            self._may_swap(seat)
         hand, middle = self.hands[seat], self.middle
         if (take.__class__ is tuple and give.__class__ is tuple and len(take) == 1
                 and len(give) == 1):
@@ -661,13 +706,15 @@ class Table:
             c, g = take[0], give[0]
             if c.__class__ is not Card or g.__class__ is not Card:
                 raise Rejected("bad_action", "Name the cards to take and to give.")
-            if g not in hand:
-                raise Rejected("not_in_hand", f"The {g.text} is not in your hand.")
-            if c not in middle:
-                raise Rejected("card_gone", f"The {c.text} is no longer in the middle: someone "
-                               "else took it first.")
-            i = middle.index(c)
-            hand[hand.index(g)] = c
+            try:
+                h = hand.index(g)
+            except ValueError:
+                raise Rejected("not_in_hand", _not_held(g)) from None
+            try:
+                i = middle.index(c)
+            except ValueError:
+                raise Rejected("card_gone", _gone(c)) from None
+            hand[h] = c
             middle[i] = g
             slots: tuple[int, ...] = (i,)
         else:
@@ -687,7 +734,7 @@ class Table:
         self._idle_from = now
         if self._objectors or self._agreed:
             events += self._touch(seat, now)
-        if self.rules.attention:
+        if self._attention:
             events += self._look_at_middle(seat, now)
         return events
 

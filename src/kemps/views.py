@@ -18,8 +18,7 @@ during it); everyone else gets a :class:`~kemps.events.Moved`. A spectator with 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from kemps.actions import LookAt
 from kemps.cards import Card
@@ -34,6 +33,7 @@ from kemps.events import (
     event_to_dict,
 )
 from kemps.gestures import LOOK_GAP_S
+from kemps.immutable import immutable
 from kemps.table import LegalMoves, Table
 
 
@@ -42,7 +42,7 @@ def letters_text(word: str, count: int) -> str:
     return "-".join(word[:count])
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class SeatView:
     """One seat's (or a spectator's) view of the table at ``version``.
 
@@ -89,21 +89,41 @@ class SeatView:
     looks: tuple[LookAt, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``."""
-        out: dict[str, Any] = {}
-        for name in _VIEW_FIELDS or _view_fields():
-            v = getattr(self, name)
-            if name in ("hand", "middle"):
-                v = [None if c is None else c.text for c in v]
-            elif name == "revealed":
-                v = {str(s): [c.text for c in cards] for s, cards in v.items()}
-            elif name == "legal":
-                v = None if v is None else v.to_dict()
-            elif isinstance(v, tuple):
-                v = list(v)
-            out[name] = v
-        return out
+        """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``; the fields in
+        their declared order."""
+        out = self.seat_dict()
+        out.update(self.public_dict())
+        return {name: out[name] for name in _VIEW_FIELDS or _view_fields()}
 
+    def seat_dict(self) -> dict[str, Any]:
+        """The JSON form of the fields that differ from seat to seat (:data:`SEAT_FIELDS`)."""
+        legal = self.legal
+        return {"seat": self.seat, "pair": self.pair, "partner": self.partner,
+                "hand": [c.text for c in self.hand], "signals": list(self.signals),
+                "legal": None if legal is None else legal.to_dict()}
+
+    def public_dict(self) -> dict[str, Any]:
+        """The JSON form of every other field: the same in every seat's view of one table state
+        (a server encodes it once per update)."""
+        ranks = self.ranks
+        return {
+            "version": self.version, "names": list(self.names), "rules": self.rules,
+            "call_word": self.call_word, "stop_word": self.stop_word, "word": self.word,
+            "scoring": self.scoring, "phase": self.phase, "hand_no": self.hand_no,
+            "dealer": self.dealer,
+            "middle": [None if c is None else c.text for c in self.middle],
+            "middle_face_down": self.middle_face_down, "stock_count": self.stock_count,
+            "swept_count": self.swept_count, "hand_counts": list(self.hand_counts),
+            "holding": list(self.holding), "scores": list(self.scores),
+            "spelled": list(self.spelled),
+            "revealed": {str(s): [c.text for c in cards] for s, cards in self.revealed.items()},
+            "stall_deadline": self.stall_deadline, "objectors": list(self.objectors),
+            "agreed": list(self.agreed), "opens_at": self.opens_at,
+            "ranks": None if ranks is None else list(ranks), "looks": list(self.looks)}
+
+
+#: The fields of a :class:`SeatView` that depend on the seat; every other field is public.
+SEAT_FIELDS: Final = ("seat", "pair", "partner", "hand", "signals", "legal")
 
 _VIEW_FIELDS: list[str] = []
 

@@ -248,6 +248,11 @@ class SimFigures:
         return self.hands / self.seconds
 
     @property
+    def hands_per_cpu_s(self) -> float:
+        """Hands dealt per CPU second of this process (all repeats)."""
+        return self.hands * max(1, len(self.runs)) / self.cpu_s if self.cpu_s > 0 else 0.0
+
+    @property
     def matches_per_s(self) -> float:
         """Whole matches per second of wall time."""
         return self.matches / self.seconds
@@ -495,11 +500,19 @@ class FloorFigures:
     engine_ns: list[float]
     floor_ns: list[float]
     cpu_s: float
+    engine_cpu_ns: list[float] = field(default_factory=list)
+    floor_cpu_ns: list[float] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
-        """Median engine time per swap over the median floor time per swap."""
+        """Median engine time per swap over the median floor time per swap (wall time)."""
         return statistics.median(self.engine_ns) / statistics.median(self.floor_ns)
+
+    @property
+    def cpu_ratio(self) -> float:
+        """The same ratio in CPU time of this process (time.process_time): what the engine
+        costs, less the time other work on the machine took the core away."""
+        return statistics.median(self.engine_cpu_ns) / statistics.median(self.floor_cpu_ns)
 
 
 def _swap_stream(rules: RuleSet, swaps: int, seed: int = 3) -> tuple[Table, list[Swap]]:
@@ -526,21 +539,24 @@ def bench_swap_floor(rules: RuleSet, swaps: int, repeats: int) -> FloorFigures:
     dealt the same way) and the same number of plain-Python swaps on ints (a hand and a middle as
     lists of rank*4+suit, the swap, then the four-of-a-kind check), alternating, ``repeats``
     times each."""
-    perf = time.perf_counter
+    perf, cpu = time.perf_counter, time.process_time
     engine_ns: list[float] = []
     floor_ns: list[float] = []
+    engine_cpu: list[float] = []
+    floor_cpu: list[float] = []
     cpu0 = time.process_time()
     for _ in range(max(1, repeats)):
         table, stream = _swap_stream(rules, swaps)
         apply = table.apply
-        t0 = perf()
+        c0, t0 = cpu(), perf()
         for swap in stream:
             apply(swap, 1.0)
         engine_ns.append(1e9 * (perf() - t0) / swaps)
+        engine_cpu.append(1e9 * (cpu() - c0) / swaps)
         hands = [[(4 * s + i) % 52 for i in range(4)] for s in range(rules.players)]
         middle = [48, 49, 50, 51]
         n = len(hands)
-        t0 = perf()
+        c0, t0 = cpu(), perf()
         for k in range(swaps):
             hand = hands[k % n]
             slot = k & 3
@@ -548,4 +564,15 @@ def bench_swap_floor(rules: RuleSet, swaps: int, repeats: int) -> FloorFigures:
             first = hand[0] >> 2
             _four = (hand[1] >> 2 == first and hand[2] >> 2 == first and hand[3] >> 2 == first)
         floor_ns.append(1e9 * (perf() - t0) / swaps)
-    return FloorFigures(swaps, engine_ns, floor_ns, time.process_time() - cpu0)
+        floor_cpu.append(1e9 * (cpu() - c0) / swaps)
+    return FloorFigures(swaps, engine_ns, floor_ns, time.process_time() - cpu0, engine_cpu,
+                        floor_cpu)
+
+
+#: BluffJAX's Kemps environment (JAX on CPU), measured by hand on this machine on 2026-12-01
+#: (docs/benchmarks.md, "The research environment"; this project installs no JAX): seat-actions
+#: a second with 1,024 environments vmapped (7.3 million steps of four seats), and one
+#: environment alone (151,000 steps of four seats).
+BLUFFJAX_SEAT_ACTIONS_VMAPPED: Final = 29_000_000
+BLUFFJAX_SEAT_ACTIONS_ONE: Final = 4 * 151_000
+TARGET_STREAM_RATIO: Final = 3.0  # issue 15: Table.apply's stream at least 3x BluffJAX's

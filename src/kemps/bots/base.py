@@ -10,18 +10,18 @@ seat (boardgame.io ``src/ai/bot.ts``: bots use the interface people use).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from kemps.actions import Action, Call
 from kemps.errors import Rejected
 from kemps.events import Event
+from kemps.immutable import immutable
 from kemps.rules import RuleSet
 from kemps.scoring import call_target
 from kemps.views import SeatView
 
 
-@dataclass(frozen=True, slots=True)
+@immutable
 class Plan:
     """Try ``action`` ``delay`` seconds from now. ``channel`` groups plans so that a newer plan on
     the same channel replaces an older one (``"cards"``, ``"call"``, ``"gesture"``, ``"table"``);

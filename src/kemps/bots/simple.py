@@ -87,6 +87,8 @@ class SimpleBot(FollowsCards):
         self._swap_memo: Swap | None = None
         self._counted_hand: tuple[Card, ...] = ()
         self._rank_counts: dict[str, int] = {}
+        self._noise_for: tuple[str, ...] | None = None
+        self._noise_list: list[str] = []
 
     # -- helpers ------------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
@@ -94,11 +96,11 @@ class SimpleBot(FollowsCards):
         return scale * self.rng.uniform(lo, hi)
 
     def _four(self) -> bool:
-        h = self.hand
+        h = self.cards.hand
         return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
 
     def _counts(self) -> dict[str, int]:
-        hand = tuple(self.hand)
+        hand = tuple(self.cards.hand)
         if hand != self._counted_hand:
             counts: dict[str, int] = {}
             for c in hand:
@@ -326,14 +328,25 @@ class SimpleBot(FollowsCards):
             plans += self._noise()
         return plans
 
+    def _noise_options(self) -> list[str]:
+        # The idle gestures: the palette without the pair's signals (worked out once per signals).
+        signals = self.signals
+        if signals is not self._noise_for:
+            self._noise_for = signals
+            self._noise_list = [g for g in self.palette if g not in signals]
+        return self._noise_list
+
     def _best_swap(self) -> Swap | None:
         # Bots decide after almost every event; when neither the cards nor the target changed,
         # the answer has not either (and _pick_target would draw nothing from the generator).
-        key = (tuple(self.middle), tuple(self.hand), self.target, self.switched)
+        cards = self.cards
+        middle, hand = tuple(cards.middle), tuple(cards.hand)
+        key = (middle, hand, self.target, self.switched)
         if key == self._swap_key:
             return self._swap_memo
         swap = self._find_swap()
-        self._swap_key = (tuple(self.middle), tuple(self.hand), self.target, self.switched)
+        # _find_swap moves no card; it may change only the target (and with it nothing else).
+        self._swap_key = (middle, hand, self.target, self.switched)
         self._swap_memo = swap
         return swap
 
@@ -372,6 +385,6 @@ class SimpleBot(FollowsCards):
 
     def _noise(self) -> list[Plan]:
         self.planned_noise = True
-        options = [g for g in self.palette if g not in self.signals]
+        options = self._noise_options()
         delay = 0.5 + self.rng.expovariate(1.0 / self.noise_every_s)  # never faster than a person
         return [Plan(delay, GestureAction(self.seat, self.rng.choice(options)), "gesture")]

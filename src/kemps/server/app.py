@@ -181,6 +181,8 @@ class Server:
                 self._adopt(Room.broken(row, message, self.settings, self.writer, self.clock))
                 continue
             self._adopt(room).resume()
+        gc.collect()
+        gc.freeze()  # the restored rooms' tables and records too: long-lived, never garbage
         self._clock_task = asyncio.create_task(self._store_clocks())
         self._sweeper = asyncio.create_task(self._sweep())
 

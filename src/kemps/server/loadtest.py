@@ -261,13 +261,16 @@ async def _run_step(server: _Server, rooms: list[tuple[str, list[str]]], seconds
     measuring = False
     await asyncio.sleep(0.5)  # let the last updates arrive
     stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    ended = await asyncio.gather(*tasks, return_exceptions=True)
+    failed = [e for e in ended if isinstance(e, BaseException)]
     latencies = sorted(1000.0 * (max(received[key]) - t0) for key, t0 in origin.items()
                        if len(received.get(key, ())) == 4)
     incomplete = sum(1 for key in origin if len(received.get(key, ())) < 4)
     if not latencies:
         raise RuntimeError(f"no complete updates were measured ({actions} actions sent, "
-                           f"{len(origin)} acknowledged, {incomplete} updates incomplete)")
+                           f"{len(origin)} acknowledged, {incomplete} updates incomplete; "
+                           f"{len(failed)} of {len(tasks)} players failed"
+                           f"{f', the first: {failed[0]!r}' if failed else ''})")
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
     players = 4 * len(rooms)
     return StepResult(server.kind, players, seconds, len(latencies), actions,

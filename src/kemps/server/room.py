@@ -89,6 +89,17 @@ def events_out(table: Table, events: list[Event], seat: int | None,
     return out
 
 
+def update_text(version: int, stamp: float, events_json: str, public_json: str,
+                seat_json: str) -> str:
+    """An ``update`` message's text, spliced from its parts: the events as the seat sees them,
+    the public part of the view (:meth:`kemps.views.SeatView.public_dict`, encoded once for
+    every seat) and the seat's own part (:meth:`~kemps.views.SeatView.seat_dict`). The same
+    JSON as encoding ``{"type": "update", "version", "server_time", "events", "view"}`` whole
+    (``tests/test_view_json.py``)."""
+    return (f'{{"type": "update", "version": {version}, "server_time": {json.dumps(stamp)}, '
+            f'"events": {events_json}, "view": {{{public_json[1:-1]}, {seat_json[1:-1]}}}}}')
+
+
 class Room(Lobby):
     """A room's lobby and its authoritative table.
 
@@ -612,14 +623,17 @@ class Room(Lobby):
         table = driver.table
         cache: dict[tuple[int | None, LookAt | None], str] = {}
         stamp = self.clock()
+        public: str | None = None  # the view's public part, the same for every seat: once
         for c in self.conns:
             key = (c.seat, c.look if c.seat is None else None)
             text = cache.get(key)
             if text is None:
-                text = json.dumps({
-                    "type": "update", "version": table.version, "server_time": stamp,
-                    "events": events_out(table, events, c.seat, key[1]),
-                    "view": view_for(table, c.seat).to_dict()})
+                view = view_for(table, c.seat)  # each seat's view, as ever: the one road
+                if public is None:
+                    public = json.dumps(view.public_dict())
+                text = update_text(table.version, stamp,
+                                   json.dumps(events_out(table, events, c.seat, key[1])),
+                                   public, json.dumps(view.seat_dict()))
                 cache[key] = text
             self.send(c, text)
 
