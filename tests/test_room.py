@@ -267,9 +267,13 @@ def test_the_host_replaces_or_removes_a_person_during_a_match(tmp_path: Path) ->
 
 def test_a_spectator_s_own_look_decides_which_gestures_it_sees(tmp_path: Path) -> None:
     """Issue 11: spectators follow the attention rule with a look of their own that no one else
-    sees (S0 "Half of Kemps is watching"), so a spectator cannot relay what a player missed."""
+    sees (S0 "Half of Kemps is watching"), so a spectator cannot relay what a player missed; and
+    what a spectator's look saw is told only when the hand ends (S2 row 9: a signal "where the
+    other team has a fair chance to see it": a player's own spectator tab, watching for them, is
+    no fair chance), the movement at once."""
 
-    async def run() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    async def run() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str],
+                             list[dict[str, Any]]]:
         storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'k.db'}")
         await storage.start()
         writer = Writer(storage)
@@ -301,6 +305,11 @@ def test_a_spectator_s_own_look_decides_which_gestures_it_sees(tmp_path: Path) -
         room.handle_action(1, {"type": "gesture", "gesture": "scratch_nose"})
         await writer.sync(5.0)
         await settle(0.05)
+        during = [e for m in watching.of("update") for e in m["events"]
+                  if e["type"] in ("gestured", "moved", "gesture_seen") and e["seat"] == 1]
+        room.handle_action(0, {"type": "call", "kind": "kemps"})  # ends the hand, right or wrong
+        await writer.sync(5.0)
+        await settle(0.05)
         room.close()
         await writer.stop()
         for t in tasks:
@@ -310,11 +319,14 @@ def test_a_spectator_s_own_look_decides_which_gestures_it_sees(tmp_path: Path) -
                 if e["type"] in ("gestured", "moved") and e["seat"] == 1]
         missed = [e for m in elsewhere.of("update") for e in m["events"]
                   if e["type"] in ("gestured", "moved") and e["seat"] == 1]
-        return seen, missed, refused
+        return seen, missed, refused, during
 
-    seen, missed, refused = asyncio.run(run())
-    assert [e["type"] for e in seen] == ["gestured"] and seen[0]["gesture"] == "scratch_nose"
-    assert seen[0]["text"] and "Ben" in seen[0]["text"]
+    seen, missed, refused, during = asyncio.run(run())
+    # during the hand: the movement only, for both spectators
+    assert [e["type"] for e in during] == ["moved"] and "gesture" not in during[0]
+    # the hand over: the spectator who looked at Ben is told what it saw; the other never
+    assert [e["type"] for e in seen] == ["moved", "gestured"]
+    assert seen[1]["gesture"] == "scratch_nose" and "Ben" in seen[1]["text"]
     assert [e["type"] for e in missed] == ["moved"] and "gesture" not in missed[0]
     assert refused == ["bad_look"]
 

@@ -33,6 +33,9 @@ class Connection:
         # when it last changed (table seconds); a seated connection's look is its seat's.
         self.look: LookAt | None = None
         self.look_since: float | None = None
+        # What that look saw of the hand in play, held back until the hand ends (a spectator who
+        # was told a gesture at once would be a second pair of eyes for a player: Room.send_held)
+        self.held_sights: list[dict[str, Any]] = []
 
     def push(self, message: dict[str, Any] | str) -> None:
         """Queue a message (a dict, or JSON text already encoded)."""

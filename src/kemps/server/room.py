@@ -48,7 +48,15 @@ from kemps.actions import (
 from kemps.bots.base import Bot
 from kemps.driver import MatchDriver, Step
 from kemps.errors import KempsError, RecordError, Rejected
-from kemps.events import Event, HandEnded, MatchEnded, event_to_dict
+from kemps.events import (
+    Event,
+    Gestured,
+    GestureSeen,
+    HandEnded,
+    MatchEnded,
+    Moved,
+    event_to_dict,
+)
 from kemps.narrate import describe
 from kemps.record import Recorder, match_summary
 from kemps.rules import RuleSet
@@ -74,17 +82,32 @@ LATE_CALLS_KEPT: Final = 500  # refused calls a match record keeps for the tell 
 
 
 def events_out(table: Table, events: list[Event], seat: int | None,
-               look: LookAt | None = None) -> list[dict[str, Any]]:
+               look: LookAt | None = None, held: list[dict[str, Any]] | None = None
+               ) -> list[dict[str, Any]]:
     """``events`` as ``seat`` may see them (None: a spectator, whose own private ``look`` at an
     attention table decides which gestures it sees), each as its JSON form with a ``text``
     field: the plain sentence the page shows (:func:`kemps.narrate.describe`), or None for an
-    event not worth a line."""
+    event not worth a line.
+
+    ``held`` (a spectator at an attention table): each gesture its look saw is told now only as
+    a movement (a seen one) or not at all (a glance), and kept in ``held`` to be told when the
+    hand ends. Told at once, a spectator's view would be a second pair of eyes for a player who
+    opened one beside their seat (S2 row 9: a signal "where the other team has a fair chance to
+    see it"; an unseen onlooker relaying it is no fair chance)."""
     seen = events_for(events, seat, table.pairs) if seat is not None else \
         spectator_events_for(events, look, table.pairs)
     out = []
     for e in seen:
         d = event_to_dict(e)
         d["text"] = describe(table, e, seat=seat, as_seen=True)
+        if held is not None and ((e.__class__ is Gestured and e.seen_by is not None)  # type: ignore[attr-defined]
+                                 or e.__class__ is GestureSeen):
+            held.append(d)
+            if e.__class__ is GestureSeen:
+                continue  # its movement was told when it was made
+            e = Moved(e.t, e.seat)  # type: ignore[attr-defined]
+            d = event_to_dict(e)
+            d["text"] = describe(table, e, seat=seat, as_seen=True)
         out.append(d)
     return out
 
@@ -621,21 +644,38 @@ class Room(Lobby):
         driver = self.driver
         assert driver is not None
         table = driver.table
-        cache: dict[tuple[int | None, LookAt | None], str] = {}
+        cache: dict[tuple[int | None, LookAt | None], tuple[str, list[dict[str, Any]]]] = {}
         stamp = self.clock()
         public: str | None = None  # the view's public part, the same for every seat: once
+        holding = table.rules.attention  # spectators' sights wait for the hand's end
+        ended = any(e.__class__ is HandEnded for e in events)
         for c in self.conns:
             key = (c.seat, c.look if c.seat is None else None)
-            text = cache.get(key)
-            if text is None:
+            found = cache.get(key)
+            if found is None:
                 view = view_for(table, c.seat)  # each seat's view, as ever: the one road
                 if public is None:
                     public = json.dumps(view.public_dict())
-                text = update_text(table.version, stamp,
-                                   json.dumps(events_out(table, events, c.seat, key[1])),
-                                   public, json.dumps(view.seat_dict()))
-                cache[key] = text
-            self.send(c, text)
+                held: list[dict[str, Any]] = []
+                text = update_text(table.version, stamp, json.dumps(events_out(
+                    table, events, c.seat, key[1], held if holding and c.seat is None else None)),
+                    public, json.dumps(view.seat_dict()))
+                found = cache[key] = (text, held)
+            self.send(c, found[0])
+            if c.seat is None and holding:
+                c.held_sights += found[1]
+                if ended:
+                    self.send_held(c)
+
+    def send_held(self, conn: Connection) -> None:
+        """Tell a spectator what its look saw of the hand that just ended (held back till now;
+        :func:`events_out`), as an ``update`` of the table as it stands."""
+        if not conn.held_sights or self.driver is None:
+            return
+        table = self.driver.table
+        sights, conn.held_sights = conn.held_sights, []
+        self.send(conn, {"type": "update", "version": table.version, "server_time": self.clock(),
+                         "events": sights, "view": view_for(table, None).to_dict()})
 
     def spectator_look(self, conn: Connection, at: object, ref: int | None = None) -> None:
         """A spectator changes its own look (attention tables): seen by no one else, so that a
@@ -658,7 +698,7 @@ class Room(Lobby):
         glance = spectator_glance(table, conn.look, now)
         self.send(conn, {"type": "update", "version": table.version,
                          "server_time": self.clock(),
-                         "events": events_out(table, glance, None, conn.look),
+                         "events": events_out(table, glance, None, conn.look, conn.held_sights),
                          "view": view_for(table, None).to_dict()})
 
     def _finish(self) -> None:
