@@ -41,6 +41,13 @@ class RuleError(KempsError, ValueError):
     """
 
 
+def said(value: object, limit: int = 24) -> str:
+    """``value`` as a message may quote it: its repr, cut to ``limit`` characters (a stranger's
+    300-digit seat number is not echoed back whole)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class Rejected(KempsError):
     """An action the table refused. The table's state is unchanged.
 

@@ -48,7 +48,7 @@ from kemps.actions import (
     Swap,
 )
 from kemps.cards import Card, four_of_a_kind, new_pack
-from kemps.errors import Rejected
+from kemps.errors import Rejected, said
 from kemps.events import (
     Called,
     CallJudged,
@@ -333,7 +333,7 @@ class Table:
             Rejected: ``no_such_seat`` for a seat not at this table.
         """
         if seat.__class__ is not int or not 0 <= seat < self.n:
-            raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
+            raise Rejected("no_such_seat", f"There is no seat {said(seat)} at this table.")
 
         def ok(check: Callable[..., object], *args: object) -> bool:
             try:
@@ -398,7 +398,7 @@ class Table:
                 raise Rejected("no_such_seat", f"A {type(action).__name__} is a player's: name "
                                "the seat.")
         elif seat.__class__ is not int or not 0 <= seat < self.n:
-            raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
+            raise Rejected("no_such_seat", f"There is no seat {said(seat)} at this table.")
         phase = self.phase
         if phase == "over":
             raise Rejected("match_over", "The match is over.")
@@ -959,7 +959,7 @@ class Table:
                            "(the attention option is off).")
         if at.__class__ is int:
             if not 0 <= at < self.n:
-                raise Rejected("no_such_seat", f"There is no seat {at!r} at this table.")
+                raise Rejected("no_such_seat", f"There is no seat {said(at)} at this table.")
             if at == seat:
                 raise Rejected("bad_look", "To look at your own cards, look at your hand.")
         elif at not in LOOK_PLACES:

@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from kemps.actions import LookAt
 from kemps.cards import Card
-from kemps.errors import Rejected
+from kemps.errors import Rejected, said
 from kemps.events import (
     Event,
     Gestured,
@@ -142,7 +142,7 @@ def view_for(table: Table, seat: int | None) -> SeatView:
     """
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                              or not 0 <= seat < table.n):
-        raise Rejected("no_such_seat", f"There is no seat {seat!r} at this table.")
+        raise Rejected("no_such_seat", f"There is no seat {said(seat)} at this table.")
     r = table.rules
     face_down = table.phase == "dealt" and r.start == "countdown"
     in_hand = table.phase in ("dealt", "play")
@@ -275,7 +275,7 @@ def check_spectator_look(table: Table, at: object, current: LookAt | None,
     if isinstance(at, bool) or not (isinstance(at, int) or at == "middle"):
         raise Rejected("bad_look", "A spectator looks at a player or the middle.")
     if isinstance(at, int) and not 0 <= at < table.n:
-        raise Rejected("no_such_seat", f"There is no seat {at!r} at this table.")
+        raise Rejected("no_such_seat", f"There is no seat {said(at)} at this table.")
     if at == current:
         raise Rejected("same_look", "You are already looking there.")
     if since is not None and now - since < LOOK_GAP_S - 1e-9:

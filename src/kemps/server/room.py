@@ -100,12 +100,12 @@ def events_out(table: Table, events: list[Event], seat: int | None,
     for e in seen:
         d = event_to_dict(e)
         d["text"] = describe(table, e, seat=seat, as_seen=True)
-        if held is not None and ((e.__class__ is Gestured and e.seen_by is not None)  # type: ignore[attr-defined]
+        if held is not None and ((e.__class__ is Gestured and e.seen_by is not None)
                                  or e.__class__ is GestureSeen):
             held.append(d)
             if e.__class__ is GestureSeen:
                 continue  # its movement was told when it was made
-            e = Moved(e.t, e.seat)  # type: ignore[attr-defined]
+            e = Moved(e.t, e.seat)
             d = event_to_dict(e)
             d["text"] = describe(table, e, seat=seat, as_seen=True)
         out.append(d)
