@@ -343,10 +343,19 @@ def test_idle_rooms_are_archived_kept_readable_and_never_restored(database_url: 
         async def stay(seconds: float) -> None:
             async with websockets.connect(f"{srv.ws}/ws/{match}?token={token}",
                                           max_size=2**22) as ws:
+                # read what the table sends, as a page does: a client that never reads lets the
+                # updates of an attention table (every look is one) pile up in front of the
+                # close handshake, and leaving then takes seconds
+                async def read() -> None:
+                    async for _ in ws:
+                        pass
+
+                reader = asyncio.create_task(read())
                 end = time.monotonic() + seconds
                 while time.monotonic() < end:
                     await ws.send('{"type": "ready"}')
                     await asyncio.sleep(0.2)
+                reader.cancel()
 
         asyncio.run(stay(1.5))  # well past the lobby's 0.4 s
         left = time.monotonic()
