@@ -18,8 +18,8 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Final
 
+from kemps.server.cluster import FORWARDED  # served where it lands: the room is made there
 from kemps.server.loadtest import (
     TARGET_P99_MS,
     StepResult,
@@ -28,8 +28,6 @@ from kemps.server.loadtest import (
     _run_step,
     _Server,
 )
-
-FORWARDED: Final = "x-kemps-forwarded"  # kemps.server.cluster.FORWARDED: served where it lands
 
 
 @dataclass
