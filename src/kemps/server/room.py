@@ -498,6 +498,8 @@ class Room(Lobby):
         driver = self.driver
         if self.status != "playing" or driver is None or driver.table.phase != "huddle":
             raise ServerError("not_between_hands", "You can say ready between hands only.")
+        if self.seats[seat].ready and seat in driver.ready:
+            return  # said already: nothing changes, so nothing is stored or told again
         self.seats[seat].ready = True
         driver.mark_ready(seat, self.now())
         self._save_room()
