@@ -569,10 +569,15 @@ def bench_swap_floor(rules: RuleSet, swaps: int, repeats: int) -> FloorFigures:
                         floor_cpu)
 
 
-#: BluffJAX's Kemps environment (JAX on CPU), measured by hand on this machine on 2026-12-01
-#: (docs/benchmarks.md, "The research environment"; this project installs no JAX): seat-actions
-#: a second with 1,024 environments vmapped (7.3 million steps of four seats), and one
-#: environment alone (151,000 steps of four seats).
-BLUFFJAX_SEAT_ACTIONS_VMAPPED: Final = 29_000_000
-BLUFFJAX_SEAT_ACTIONS_ONE: Final = 4 * 151_000
+#: BluffJAX's Kemps environment (JAX 0.10.2 on CPU), measured by hand on this machine on
+#: 2026-12-02 (docs/benchmarks.md, "The research environment"; this project installs no JAX), in
+#: seat-actions (four a step: every seat acts in each step) a CPU-second, median of 7 runs after
+#: compiling: 1,024 environments vmapped in one jit-compiled scan with random legal actions and
+#: the whole state returned, as its own benchmark steps them (33,270 steps); the same with
+#: unmasked random actions, so that choosing costs next to nothing (the step alone: 145,096
+#: steps); one environment, one jit-compiled step a call (15,090 steps). The 29 million a
+#: second measured on 2026-12-01 returned only the done flags: the compiler dropped the game.
+BLUFFJAX_SEAT_ACTIONS_VMAPPED: Final = 4 * 33_270
+BLUFFJAX_SEAT_ACTIONS_STEP_ONLY: Final = 4 * 145_096
+BLUFFJAX_SEAT_ACTIONS_ONE: Final = 4 * 15_090
 TARGET_STREAM_RATIO: Final = 3.0  # issue 15: Table.apply's stream at least 3x BluffJAX's

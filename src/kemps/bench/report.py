@@ -15,6 +15,7 @@ from typing import Final
 
 from kemps.bench.measure import (
     BLUFFJAX_SEAT_ACTIONS_ONE,
+    BLUFFJAX_SEAT_ACTIONS_STEP_ONLY,
     BLUFFJAX_SEAT_ACTIONS_VMAPPED,
     COMMAND,
     DEEP_SIZE_EXCLUDES,
@@ -149,10 +150,13 @@ def run_benchmarks(quick: bool = False,
          f"{_verdict(floor.cpu_ratio <= TARGET_SWAP_RATIO)} |"),
         (f"| `Table.apply`, the bench's stream (section 1, 2 pairs: rejections and timers "
          f"included) vs a research environment's seat-actions (BluffJAX, JAX on CPU, 1,024 envs "
-         f"vmapped; measured by hand on 2026-12-01, not in this run) | {_n(ap2.per_s)} actions/s "
-         f"| {_n(BLUFFJAX_SEAT_ACTIONS_VMAPPED)} seat-actions/s (one env alone: "
-         f"{_n(BLUFFJAX_SEAT_ACTIONS_ONE)}; ratio to that {ap2.per_s / BLUFFJAX_SEAT_ACTIONS_ONE:.2f}x)"
-         f" | {ap2.per_s / BLUFFJAX_SEAT_ACTIONS_VMAPPED:.3f}x | >= {TARGET_STREAM_RATIO:g}x | "
+         f"vmapped, random legal actions as its own benchmark; a CPU-second; measured by hand on "
+         f"2026-12-02, not in this run) | {_n(ap2.per_s)} actions/s "
+         f"| {_n(BLUFFJAX_SEAT_ACTIONS_VMAPPED)} seat-actions/s (its step alone, choosing "
+         f"excluded: {_n(BLUFFJAX_SEAT_ACTIONS_STEP_ONLY)}, ratio to that "
+         f"{ap2.per_s / BLUFFJAX_SEAT_ACTIONS_STEP_ONLY:.2f}x; one env, a step a call: "
+         f"{_n(BLUFFJAX_SEAT_ACTIONS_ONE)}, ratio {ap2.per_s / BLUFFJAX_SEAT_ACTIONS_ONE:.2f}x)"
+         f" | {ap2.per_s / BLUFFJAX_SEAT_ACTIONS_VMAPPED:.2f}x | >= {TARGET_STREAM_RATIO:g}x | "
          f"{_verdict(ap2.per_s / BLUFFJAX_SEAT_ACTIONS_VMAPPED >= TARGET_STREAM_RATIO)} |"),
         "",
         (f"Machine load (1-minute average) {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at "
@@ -160,9 +164,9 @@ def run_benchmarks(quick: bool = False,
          f"{sim2.cpu_s:.2f} s for {sum(sim2.runs):.2f} s of wall time (2 pairs). Wall-time "
          "ratios swing with the load (other work takes the core from the engine's longer loop "
          "more often than from the floor's); the CPU-time row is the steadier one. BluffJAX's "
-         "step is a whole round of simultaneous moves of 1,024 vectorised environments, not a "
-         "real-time table's action: the ratio is given as the issue asks, and is far from its "
-         "goal (section \"The research environment\")."),
+         "step is a whole round of simultaneous moves (four seat-actions) of 1,024 vectorised "
+         "environments, not a real-time table's action: the ratio is given as the issue asks "
+         "(section \"The research environment\")."),
         "",
         "## Summary",
         "",
