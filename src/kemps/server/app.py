@@ -18,11 +18,12 @@ import contextlib
 import gc
 import logging
 import math
+import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path as FilePath
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from fastapi import FastAPI, Header, Path, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
@@ -534,8 +535,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         found["signals_withheld"] = True
         return found
 
-    @app.websocket("/ws/{code}")
-    async def socket(ws: WebSocket, code: str, token: str | None = None) -> None:
+    async def socket(ws: WebSocket, code: str, token: str | None) -> None:
+        """``/ws/{code}?token=...``: one client's connection to a room's table (TableSockets)."""
         cluster = server.cluster
         if cluster is not None and "x-kemps-forwarded" not in ws.headers:
             owner = await cluster.locate(code)
@@ -604,7 +605,33 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             with contextlib.suppress(Exception):
                 await writer
 
+    app.add_middleware(TableSockets, handler=socket)
     return app
+
+
+#: The table's WebSocket path: ``/ws/{code}``.
+SOCKET_PATH: Final = re.compile(r"/ws/([^/]+)")
+
+
+class TableSockets:
+    """ASGI middleware, the outermost: a WebSocket to ``/ws/{code}`` goes straight to the table's
+    handler (``handler(ws, code, token)``), past FastAPI's routing, dependency solving and
+    per-request exit stacks, which a connection kept for as long as it lived (a whole match:
+    about 4 KB a player). Anything else goes on to the app."""
+
+    def __init__(self, app: Any, handler: Callable[[WebSocket, str, str | None],
+                                                   Awaitable[None]]) -> None:
+        self.app = app
+        self.handler = handler
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            found = SOCKET_PATH.fullmatch(scope["path"])
+            if found is not None:
+                ws = WebSocket(scope, receive, send)
+                await self.handler(ws, found.group(1), ws.query_params.get("token"))
+                return
+        await self.app(scope, receive, send)
 
 
 def handle_frame(room: Room, conn: LimitedConnection, limit: FrameGate, raw: str) -> None:

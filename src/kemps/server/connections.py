@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -27,7 +28,11 @@ class Connection:
         self.send = send
         self.seat = seat
         self.token_hash = token_hash
-        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        # The messages not yet sent, and the future the writer waits on while there are none: a
+        # deque and a future made only when needed, not an asyncio.Queue (four deques and an
+        # event for every connection, for as long as it lives).
+        self.outbox: deque[str] = deque()
+        self._wake: asyncio.Future[None] | None = None
         self.closed = False
         # A spectator's own look at an attention table (kemps.views.spectator_events_for) and
         # when it last changed (table seconds); a seated connection's look is its seat's.
@@ -41,20 +46,33 @@ class Connection:
         """Queue a message (a dict, or JSON text already encoded)."""
         if self.closed:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if len(self.outbox) >= OUTBOX_LIMIT:
             self.close()
             return
-        self.outbox.put_nowait(message if isinstance(message, str) else json.dumps(message))
+        self.outbox.append(message if isinstance(message, str) else json.dumps(message))
+        self._wake_writer()
 
     def close(self) -> None:
-        """Stop writing; the socket handler ends the connection."""
+        """Stop taking messages; the writer sends what is queued and returns, and the socket
+        handler ends the connection."""
         self.closed = True
-        self.outbox.put_nowait(None)
+        self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     async def writer(self) -> None:
-        """Send queued messages in order until closed."""
+        """Send queued messages in order until closed (what was queued before :meth:`close` is
+        still sent)."""
+        outbox = self.outbox
         while True:
-            text = await self.outbox.get()
-            if text is None:
+            while outbox:
+                await self.send(outbox.popleft())
+            if self.closed:
                 return
-            await self.send(text)
+            self._wake = wake = asyncio.get_running_loop().create_future()
+            await wake
