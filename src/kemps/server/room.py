@@ -82,7 +82,8 @@ LATE_CALLS_KEPT: Final = 500  # refused calls a match record keeps for the tell 
 
 
 def events_out(table: Table, events: list[Event], seat: int | None,
-               look: LookAt | None = None, held: list[dict[str, Any]] | None = None
+               look: LookAt | None = None, held: list[dict[str, Any]] | None = None,
+               forms: dict[int, tuple[Event, dict[str, Any]]] | None = None
                ) -> list[dict[str, Any]]:
     """``events`` as ``seat`` may see them (None: a spectator, whose own private ``look`` at an
     attention table decides which gestures it sees), each as its JSON form with a ``text``
@@ -93,12 +94,24 @@ def events_out(table: Table, events: list[Event], seat: int | None,
     a movement (a seen one) or not at all (a glance), and kept in ``held`` to be told when the
     hand ends. Told at once, a spectator's view would be a second pair of eyes for a player who
     opened one beside their seat (S2 row 9: a signal "where the other team has a fair chance to
-    see it"; an unseen onlooker relaying it is no fair chance)."""
+    see it"; an unseen onlooker relaying it is no fair chance).
+
+    ``forms`` (one update for many seats): each event's JSON form by the event's identity, made
+    once for every seat that sees the very same event (each seat's ``text`` is its own)."""
     seen = events_for(events, seat, table.pairs) if seat is not None else \
         spectator_events_for(events, look, table.pairs)
     out = []
     for e in seen:
-        d = event_to_dict(e)
+        if forms is None:
+            d = event_to_dict(e)
+        else:
+            # Keyed by identity, and the event kept beside its form: a seat's own redacted copy
+            # (a deal showing only its hand) is freed after that seat, and a later copy may
+            # get the same id; only the very same object may share a form.
+            found = forms.get(id(e))
+            if found is None or found[0] is not e:
+                found = forms[id(e)] = (e, event_to_dict(e))
+            d = dict(found[1])
         d["text"] = describe(table, e, seat=seat, as_seen=True)
         if held is not None and ((e.__class__ is Gestured and e.seen_by is not None)
                                  or e.__class__ is GestureSeen):
@@ -112,14 +125,16 @@ def events_out(table: Table, events: list[Event], seat: int | None,
     return out
 
 
-def update_text(version: int, stamp: float, events_json: str, public_json: str,
+def update_text(version: int, stamp: float | str, events_json: str, public_json: str,
                 seat_json: str) -> str:
     """An ``update`` message's text, spliced from its parts: the events as the seat sees them,
     the public part of the view (:meth:`kemps.views.SeatView.public_dict`, encoded once for
     every seat) and the seat's own part (:meth:`~kemps.views.SeatView.seat_dict`). The same
     JSON as encoding ``{"type": "update", "version", "server_time", "events", "view"}`` whole
-    (``tests/test_view_json.py``)."""
-    return (f'{{"type": "update", "version": {version}, "server_time": {json.dumps(stamp)}, '
+    (``tests/test_view_json.py``). ``stamp``: seconds, or their JSON text already made."""
+    if stamp.__class__ is not str:
+        stamp = json.dumps(stamp)
+    return (f'{{"type": "update", "version": {version}, "server_time": {stamp}, '
             f'"events": {events_json}, "view": {{{public_json[1:-1]}, {seat_json[1:-1]}}}}}')
 
 
@@ -647,8 +662,9 @@ class Room(Lobby):
         assert driver is not None
         table = driver.table
         cache: dict[tuple[int | None, LookAt | None], tuple[str, list[dict[str, Any]]]] = {}
-        stamp = self.clock()
+        stamp = json.dumps(self.clock())
         public: str | None = None  # the view's public part, the same for every seat: once
+        forms: dict[int, tuple[Event, dict[str, Any]]] = {}  # each event's JSON form: once
         holding = table.rules.attention  # spectators' sights wait for the hand's end
         ended = any(e.__class__ is HandEnded for e in events)
         for c in self.conns:
@@ -660,8 +676,8 @@ class Room(Lobby):
                     public = json.dumps(view.public_dict())
                 held: list[dict[str, Any]] = []
                 text = update_text(table.version, stamp, json.dumps(events_out(
-                    table, events, c.seat, key[1], held if holding and c.seat is None else None)),
-                    public, json.dumps(view.seat_dict()))
+                    table, events, c.seat, key[1], held if holding and c.seat is None else None,
+                    forms)), public, json.dumps(view.seat_dict()))
                 found = cache[key] = (text, held)
             self.send(c, found[0])
             if c.seat is None and holding:
