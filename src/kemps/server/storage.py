@@ -630,30 +630,30 @@ class Writer:
     async def _commit(self, batch: Batch) -> None:
         self._inflight = len(batch.entries)
         delay = self.retry_min_s
+        loop = asyncio.get_running_loop()
         while True:
             began = time.time()
             fenced: set[str] = set()
-            writing = asyncio.wait_for(self.storage.write_batch(
-                list(batch.rooms.values()), batch.entries, batch.clocks,
-                [m for m, _ in batch.matches], dict(self.fences) or None, fenced),
-                self.commit_timeout_s)
-            task = asyncio.ensure_future(writing)
+            # A hanging database: once stall_s passes without an answer, the tables pause while
+            # we go on waiting (a timer, not a second task: this runs at every commit).
+            stalled = loop.call_later(self.stall_s, self._set_health, False, began,
+                                      "storage does not answer")
             try:
-                done, _ = await asyncio.wait({task}, timeout=self.stall_s)
-                if not done:  # a hanging database: pause the tables while we wait
-                    self._set_health(False, began, "storage does not answer")
-                ids = await task
+                async with asyncio.timeout(self.commit_timeout_s):
+                    ids = await self.storage.write_batch(
+                        list(batch.rooms.values()), batch.entries, batch.clocks,
+                        [m for m, _ in batch.matches], dict(self.fences) or None, fenced)
                 break
-            except asyncio.CancelledError:
-                task.cancel()
-                raise
             except Exception as err:  # noqa: BLE001  (any storage failure: keep the batch, retry)
+                stalled.cancel()
                 self.failures += 1
                 self._set_health(False, began, f"{type(err).__name__}: {err}"[:300])
                 log.warning("storage write failed (%d entries kept, retry in %.2f s): %s",
                             len(batch.entries), delay, err)
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
                 delay = min(delay * 2, self.retry_max_s)
+            finally:
+                stalled.cancel()
         self._inflight = 0
         self.commits += 1
         self.committed = max(self.committed, batch.ticket)  # a clocks-only batch has none
