@@ -15,7 +15,8 @@ from kemps.events import (
     Swept,
 )
 
-_MOVES = frozenset({Swapped, Swept, PlayOpened, Grabbed, Discarded, HoldExpired, HandDealt})
+#: The events that move a card (:meth:`SeatCards.follow` ignores every other).
+CARD_MOVES = frozenset({Swapped, Swept, PlayOpened, Grabbed, Discarded, HoldExpired, HandDealt})
 
 
 class SeatCards:
@@ -31,7 +32,17 @@ class SeatCards:
     def follow(self, e: Event) -> None:
         """Move the cards as ``e`` says (events as :func:`kemps.views.event_for` gives them)."""
         cls = e.__class__
-        if cls not in _MOVES:  # most events (gestures, calls, stalls) move no card
+        if cls is Swapped:  # the commonest move (events are final classes: `is` is isinstance)
+            swapped: Swapped = e  # type: ignore[assignment]
+            middle = self.middle
+            for card, slot in zip(swapped.gave, swapped.slots):
+                middle[slot] = card
+            if swapped.seat == self.seat:
+                hand = self.hand
+                for took, gave in zip(swapped.took, swapped.gave):
+                    hand[hand.index(gave)] = took
+            return
+        if cls not in CARD_MOVES:  # most events (gestures, calls, stalls) move no card
             return
         if isinstance(e, Swapped):
             for card, slot in zip(e.gave, e.slots):
