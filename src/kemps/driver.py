@@ -77,7 +77,9 @@ class MatchDriver:
     ``people`` (seats played by people), ``ready`` (people ready for the next deal), ``deal_at``
     (when the next deal is due, or None), ``actions`` and ``rejected`` (counts of accepted
     actions, deals included, and of bot plans the table refused), ``nudges`` (times the
-    stuck-hand guard nudged the bots), ``log`` (the unredacted events since the last deal, at most
+    stuck-hand guard nudged the bots), ``woke_at`` (the table time of the last thing :meth:`wake`
+    ran: a deal, timers, a bot's move, stale or not, or a nudge; None before the first), ``log``
+    (the unredacted events since the last deal, at most
     :data:`LOG_LIMIT` of the newest: the current hand, or between hands the last one and the
     huddle so far; redact with :func:`kemps.views.events_for` before showing it to anyone).
     """
@@ -132,6 +134,7 @@ class MatchDriver:
         self._seq = 0
         self._last_move: dict[int, float] = {}
         self.log: list[Event] = []
+        self.woke_at: float | None = None
 
     # == inputs ====================================================================================
     def start(self, now: float) -> None:
@@ -236,10 +239,12 @@ class MatchDriver:
                 t = deal_at
             nudge = self.nudge_at
             if nudge is not None and (t is None or nudge < t) and nudge <= now:
+                self.woke_at = nudge
                 self._nudge(nudge)
                 continue
             if t is None or t > now:
                 break
+            self.woke_at = t
             if self.deal_at is not None and t == self.deal_at:
                 self.deal_at = None
                 self.ready.clear()

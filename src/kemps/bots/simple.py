@@ -95,6 +95,11 @@ class SimpleBot(FollowsCards):
         self._counted_hand: list[Card] | None = None
         self._rank_counts: dict[str, int] = {}
         self._noise_for: tuple[str, ...] | None = None
+        # In play at a table without attention, _decide is _decide_play (unless a subclass
+        # decides otherwise): on_events then calls it directly.
+        cls = type(self)
+        self._play_direct = (not self.eyes.on and cls._decide is SimpleBot._decide
+                             and cls._decide_cards is SimpleBot._decide_cards)
         self._noise_list: list[str] = []
 
     # -- helpers ------------------------------------------------------------------------------
@@ -154,8 +159,7 @@ class SimpleBot(FollowsCards):
                                     and e.seat != seat):  # type: ignore[union-attr]
                 changed = True
         if changed:
-            # In play at a table without attention, _decide is _decide_play: called directly.
-            decided = (self._decide_play(now) if self.phase == "play" and not self.eyes.on
+            decided = (self._decide_play(now) if self._play_direct and self.phase == "play"
                        else self._decide(now))
             if decided:
                 return plans + decided
@@ -375,9 +379,20 @@ class SimpleBot(FollowsCards):
         # The cards' lists are compared with copies kept from last time (no key built per call).
         cards = self.cards
         middle, hand = cards.middle, cards.hand
-        if (middle == self._swap_middle and hand == self._swap_hand
-                and self.target == self._swap_target and self.switched == self._swap_switched):
-            return self._swap_memo
+        target, known = self.target, self._swap_middle
+        if (known is not None and hand == self._swap_hand and target == self._swap_target
+                and self.switched == self._swap_switched):
+            if middle == known:
+                return self._swap_memo
+            # Only the middle changed. _find_swap reads it only for the cards of the target rank
+            # (slot by slot): when no slot that changed held or holds one, the answer stands.
+            for before, after in zip(known, middle):
+                if before is not after and ((before is not None and before.rank == target)
+                                            or (after is not None and after.rank == target)):
+                    break
+            else:
+                known[:] = middle
+                return self._swap_memo
         swap = self._find_swap()
         # _find_swap moves no card; it may change only the target (and with it nothing else).
         self._swap_middle, self._swap_hand = middle[:], hand[:]
