@@ -32,8 +32,9 @@ class SeatCards:
     def follow(self, e: Event) -> None:
         """Move the cards as ``e`` says (events as :func:`kemps.views.event_for` gives them)."""
         cls = e.__class__
-        if cls is Swapped:  # the commonest move (events are final classes: `is` is isinstance)
-            swapped: Swapped = e  # type: ignore[assignment]
+        # Events are final classes: a class test is isinstance, cheaper.
+        if e.__class__ is Swapped:  # the commonest move
+            swapped: Swapped = e
             middle = self.middle
             for card, slot in zip(swapped.gave, swapped.slots):
                 middle[slot] = card
@@ -44,13 +45,10 @@ class SeatCards:
             return
         if cls not in CARD_MOVES:  # most events (gestures, calls, stalls) move no card
             return
-        if isinstance(e, Swapped):
-            for card, slot in zip(e.gave, e.slots):
-                self.middle[slot] = card
-            if e.seat == self.seat:
-                for took, gave in zip(e.took, e.gave):
-                    self.hand[self.hand.index(gave)] = took
-        elif isinstance(e, Swept | PlayOpened):
+        if e.__class__ is Swept or e.__class__ is PlayOpened:
+            self.middle = list(e.middle)
+        elif e.__class__ is HandDealt:
+            self.hand = list(e.hands[self.seat])
             self.middle = list(e.middle)
         elif isinstance(e, Grabbed):
             for slot in e.slots:
@@ -64,9 +62,6 @@ class SeatCards:
             if e.seat == self.seat:
                 for c in cards:
                     self.hand.remove(c)
-        elif isinstance(e, HandDealt):
-            self.hand = list(e.hands[self.seat])
-            self.middle = list(e.middle)
 
 
 class FollowsCards:

@@ -95,11 +95,12 @@ class SimpleBot(FollowsCards):
         self._counted_hand: list[Card] | None = None
         self._rank_counts: dict[str, int] = {}
         self._noise_for: tuple[str, ...] | None = None
-        # In play at a table without attention, _decide is _decide_play (unless a subclass
-        # decides otherwise): on_events then calls it directly.
+        # At a table without attention (and unless a subclass decides or observes otherwise)
+        # on_events follows a swap itself and, in play, calls _decide_play directly.
         cls = type(self)
         self._play_direct = (not self.eyes.on and cls._decide is SimpleBot._decide
                              and cls._decide_cards is SimpleBot._decide_cards)
+        self._swaps_direct = not self.eyes.on and cls._observe is SimpleBot._observe
         self._noise_list: list[str] = []
 
     # -- helpers ------------------------------------------------------------------------------
@@ -151,6 +152,15 @@ class SimpleBot(FollowsCards):
         changed = False
         seat, observe = self.seat, self._observe
         for e in events:
+            if e.__class__ is Swapped and self._swaps_direct:
+                # The commonest event, followed here as _observe follows it (no call).
+                swapped: Swapped = e
+                self.cards.follow(swapped)
+                if swapped.seat == seat:
+                    self.planned_swap = None
+                    self.switched = False
+                changed = True
+                continue
             seen = observe(e, now)
             if seen:
                 plans += seen
@@ -224,18 +234,23 @@ class SimpleBot(FollowsCards):
             return self._on_gesture(made)
         elif cls not in _OBSERVED:
             return []
-        elif isinstance(e, Swept):
+        elif e.__class__ is Swept:
             self.stall_pending = False
             self.planned_stall = False
             self.agreed_stall = False
-            if self.target is not None and not any(
-                    c is not None and c.rank == self.target for c in self.middle):
-                self.sweeps_without_target += 1
-                if self.sweeps_without_target >= 2:
-                    # S0 "What to collect": switch when the rank has not shown after two sweeps.
-                    self.target = None
-                    self._pick_target_excluding_current()
-        elif isinstance(e, StallProposed):
+            target = self.target
+            if target is not None:
+                for c in self.cards.middle:
+                    if c is not None and c.rank == target:
+                        break
+                else:  # the target rank is not in the new middle
+                    self.sweeps_without_target += 1
+                    if self.sweeps_without_target >= 2:
+                        # S0 "What to collect": switch when the rank has not shown after two
+                        # sweeps.
+                        self.target = None
+                        self._pick_target_excluding_current()
+        elif e.__class__ is StallProposed:
             self.stall_pending = e.deadline is not None
             if e.seat == self.seat:
                 self.planned_stall = False
@@ -244,11 +259,11 @@ class SimpleBot(FollowsCards):
                 return [Plan(0.0, None, "table")]
             if e.seat == self.seat and e.deadline is None:
                 self.agreed_stall = True
-        elif isinstance(e, StallCancelled):
+        elif e.__class__ is StallCancelled:
             self.agreed_stall = False
-        elif isinstance(e, PlayOpened):
+        elif e.__class__ is PlayOpened:
             self.phase = "play"
-        elif isinstance(e, HandDealt):
+        elif e.__class__ is HandDealt:
             self.phase = "dealt"
             self.dealer = e.dealer
             self.hand_no = e.hand_no
@@ -261,13 +276,13 @@ class SimpleBot(FollowsCards):
             self.planned_swap = None
             self.planned_stall = False
             self._pick_target()
-        elif isinstance(e, Called):
+        elif e.__class__ is Called:
             self._last_call = e
-        elif isinstance(e, SignalsAgreed):
+        elif e.__class__ is SignalsAgreed:
             self.signals = e.signals
-        elif isinstance(e, Revealed):
+        elif e.__class__ is Revealed:
             self._learn(e)
-        elif isinstance(e, HandEnded):
+        elif e.__class__ is HandEnded:
             self.phase = "huddle"
             if self.planned_noise:
                 # An idle gesture planned in this hand must not land in the next one, where it
@@ -407,12 +422,13 @@ class SimpleBot(FollowsCards):
         if not wanted:
             return None
         counts = self._counts()
-        throw = sorted((c for c in self.hand if c.rank != target),
-                       key=lambda c: (counts[c.rank], c.index))
+        # The cards to give, fewest of their rank first, then by index: sorted on
+        # (count, index, card) triples (indexes differ, so cards themselves are never compared).
+        throw = sorted([(counts[c.rank], c.index, c) for c in self.cards.hand if c.rank != target])
         if not throw:
             return None
         k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
-        return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
+        return Swap(self.seat, tuple(wanted[:k]), tuple([t[2] for t in throw[:k]]))
 
     def _stall_plan(self) -> list[Plan]:
         plans = self._stall_choice()
