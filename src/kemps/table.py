@@ -396,9 +396,14 @@ class Table:
                     and (self._stall_deadline is None or self._stall_deadline > now)
                     and (self._idle_from is None or self._idle_s is None
                          or self._idle_from + self._idle_s > now)
-                    and take.__class__ is tuple and give.__class__ is tuple
-                    and len(take) == 1 and len(give) == 1):
-                c, g = take[0], give[0]
+                    and take.__class__ is tuple and give.__class__ is tuple):
+                c: Card | None
+                g: Card | None
+                try:
+                    (c,) = take
+                    (g,) = give
+                except ValueError:  # not one card each: the general path below
+                    c = g = None
                 if c.__class__ is Card and g.__class__ is Card:
                     hand, middle = self.hands[swapper], self.middle
                     try:
@@ -415,7 +420,10 @@ class Table:
                     # the constructor call alone): the same fields, each set once, as __init__
                     # would (tests/test_table_fast_paths.py holds it to Swapped(...) made the usual way).
                     made: Any = _new_object(Swapped)
-                    made.t, made.seat, made.took, made.gave = now, swapper, take, give
+                    made.t = now
+                    made.seat = swapper
+                    made.took = take
+                    made.gave = give
                     made.slots = (i,)
                     swapped: list[Event] = [made]
                     self._idle_from = now
