@@ -42,7 +42,7 @@ from kemps.immutable import immutable
 from kemps.record import Recorder
 from kemps.rules import RuleSet
 from kemps.table import Table
-from kemps.views import events_for, view_for
+from kemps.views import events_for, needs_redacting, view_for
 
 #: Seconds between hands while a person at the table has not said they are ready.
 HUDDLE_S: Final = 45.0
@@ -77,7 +77,9 @@ class MatchDriver:
     ``people`` (seats played by people), ``ready`` (people ready for the next deal), ``deal_at``
     (when the next deal is due, or None), ``actions`` and ``rejected`` (counts of accepted
     actions, deals included, and of bot plans the table refused), ``nudges`` (times the
-    stuck-hand guard nudged the bots), ``log`` (the unredacted events since the last deal, at most
+    stuck-hand guard nudged the bots), ``woke_at`` (the table time of the last thing :meth:`wake`
+    ran: a deal, timers, a bot's move, stale or not, or a nudge; None before the first), ``log``
+    (the unredacted events since the last deal, at most
     :data:`LOG_LIMIT` of the newest: the current hand, or between hands the last one and the
     huddle so far; redact with :func:`kemps.views.events_for` before showing it to anyone).
     """
@@ -132,6 +134,7 @@ class MatchDriver:
         self._seq = 0
         self._last_move: dict[int, float] = {}
         self.log: list[Event] = []
+        self.woke_at: float | None = None
 
     # == inputs ====================================================================================
     def start(self, now: float) -> None:
@@ -216,25 +219,32 @@ class MatchDriver:
         Returns the steps that happened (empty when a due plan was stale or refused).
         """
         steps: list[Step] = []
-
-        def emit(step: Step) -> None:
-            steps.append(step)
-            if on_step is not None:
+        emit: Callable[[Step], None]
+        if on_step is None:
+            emit = steps.append
+        else:
+            def emit(step: Step) -> None:
+                steps.append(step)
                 on_step(step)
 
         table = self.table
+        queue = self._queue
         while table.phase != "over":
             deadline = table.next_deadline()
-            t = self._queue[0][0] if self._queue else None
-            for other in (deadline, self.deal_at):
-                if other is not None and (t is None or other < t):
-                    t = other
+            t = queue[0][0] if queue else None
+            if deadline is not None and (t is None or deadline < t):
+                t = deadline
+            deal_at = self.deal_at
+            if deal_at is not None and (t is None or deal_at < t):
+                t = deal_at
             nudge = self.nudge_at
             if nudge is not None and (t is None or nudge < t) and nudge <= now:
+                self.woke_at = nudge
                 self._nudge(nudge)
                 continue
             if t is None or t > now:
                 break
+            self.woke_at = t
             if self.deal_at is not None and t == self.deal_at:
                 self.deal_at = None
                 self.ready.clear()
@@ -264,10 +274,14 @@ class MatchDriver:
     def _after(self, step: Step) -> None:
         events, now = step.events, step.t
         pairs = self.rules.pairs
+        # Most steps hold nothing to redact: then every seat sees the events as they are.
+        mixed = needs_redacting(events)
         for seat, bot in self.bots.items():
-            seen = events_for(events, seat, pairs)
+            seen = events_for(events, seat, pairs) if mixed else events
             if seen:
-                self._schedule(seat, bot.on_events(seen, now), now)
+                plans = bot.on_events(seen, now)
+                if plans:
+                    self._schedule(seat, plans, now)
         self._track(events, now)
         if self.table.phase == "huddle" and self.deal_at is None and any(
                 isinstance(e, HandEnded) for e in events):

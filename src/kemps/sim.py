@@ -88,6 +88,14 @@ def simulate_match(rules: RuleSet, seed: int, names: Sequence[str] | None = None
     all_events: list[Event] = []
     now = 0.0
     driver.start(now)
+    if not keep_events and on_events is None:
+        # Nobody watches the steps: one wake runs the whole match, each thing at its own time,
+        # in the order the loop below would (it asks next_wake, then wakes to that time).
+        driver.wake(max_time_s)
+        woke = driver.woke_at
+        return SimResult(driver.recorder.record, table, all_events, table.phase == "over",
+                         now if woke is None else woke, driver.actions, driver.rejected,
+                         driver.nudges)
     while table.phase != "over":
         t = driver.next_wake()
         if t is None or t > max_time_s:

@@ -206,10 +206,21 @@ def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
 _REDACTED = frozenset({HandDealt, SignalsAgreed, Gestured, GestureSeen})
 
 
+def needs_redacting(events: list[Event]) -> bool:
+    """Whether :func:`events_for` may give some seat other than ``events`` itself (when False,
+    every seat and spectator sees ``events`` as they are)."""
+    for e in events:
+        cls = e.__class__
+        if cls in _REDACTED and not (cls is Gestured and e.seen_by is None):  # type: ignore[union-attr]
+            return True  # (a gesture that everyone perceives goes to everyone as it is)
+    return False
+
+
 def events_for(events: list[Event], seat: int | None, pairs: int) -> list[Event]:
     """:func:`event_for` over a list, dropping the events not for ``seat``.
 
-    Returns ``events`` itself (not a copy) when nothing in it needs redacting.
+    Returns ``events`` itself (not a copy) when nothing in it needs redacting
+    (:func:`needs_redacting`).
     """
     for e in events:
         if e.__class__ in _REDACTED:

@@ -17,7 +17,7 @@ from kemps.actions import Action, AgreeSignals, Call, Go, Look, ProposeStall, Sw
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan, stop_call_on
 from kemps.bots.eyes import Eyes
-from kemps.bots.seatcards import FollowsCards, SeatCards
+from kemps.bots.seatcards import CARD_MOVES, FollowsCards, SeatCards
 from kemps.cards import Card
 from kemps.errors import Rejected
 from kemps.events import (
@@ -44,6 +44,9 @@ from kemps.views import SeatView
 
 MEMORY_S: Final = 6.0  # how far back before a call a gesture counts as "the signal"
 _NOT_CHANGES: Final = frozenset({Gestured, Chatted, Looked, Moved})
+#: The events _observe acts on beyond Swapped and Gestured (others only move cards, or nothing).
+_OBSERVED: Final = frozenset({Swept, StallProposed, StallCancelled, PlayOpened, HandDealt, Called,
+                              SignalsAgreed, Revealed, HandEnded})
 
 
 class SimpleBot(FollowsCards):
@@ -83,29 +86,40 @@ class SimpleBot(FollowsCards):
         self.planned_stall = False
         self.planned_noise = False
         self.switched = False
-        self._swap_key: tuple[object, ...] = ()
+        # _best_swap's answer and what it was worked out from (copies of the cards' lists).
+        self._swap_middle: list[Card | None] | None = None
+        self._swap_hand: list[Card] | None = None
+        self._swap_target: str | None = None
+        self._swap_switched = False
         self._swap_memo: Swap | None = None
-        self._counted_hand: tuple[Card, ...] = ()
+        self._counted_hand: list[Card] | None = None
         self._rank_counts: dict[str, int] = {}
         self._noise_for: tuple[str, ...] | None = None
+        # At a table without attention (and unless a subclass decides or observes otherwise)
+        # on_events follows a swap itself and, in play, calls _decide_play directly.
+        cls = type(self)
+        self._play_direct = (not self.eyes.on and cls._decide is SimpleBot._decide
+                             and cls._decide_cards is SimpleBot._decide_cards)
+        self._swaps_direct = not self.eyes.on and cls._observe is SimpleBot._observe
         self._noise_list: list[str] = []
 
     # -- helpers ------------------------------------------------------------------------------
     def _react(self, scale: float = 1.0) -> float:
         lo, hi = self.reaction_s
-        return scale * self.rng.uniform(lo, hi)
+        # random.Random.uniform(lo, hi), written out (the same draw, the same arithmetic).
+        return scale * (lo + (hi - lo) * self.rng.random())
 
     def _four(self) -> bool:
         h = self.cards.hand
         return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
 
     def _counts(self) -> dict[str, int]:
-        hand = tuple(self.cards.hand)
-        if hand != self._counted_hand:
+        hand = self.cards.hand
+        if hand != self._counted_hand:  # lists of interned cards: compared by identity, in C
             counts: dict[str, int] = {}
             for c in hand:
                 counts[c.rank] = counts.get(c.rank, 0) + 1
-            self._counted_hand, self._rank_counts = hand, counts
+            self._counted_hand, self._rank_counts = hand[:], counts
         return self._rank_counts
 
     def _pick_target(self) -> None:
@@ -136,12 +150,30 @@ class SimpleBot(FollowsCards):
         """Follow the table from public events (and our own deal) and decide what to do."""
         plans: list[Plan] = []
         changed = False
+        seat, observe = self.seat, self._observe
         for e in events:
-            plans += self._observe(e, now)
-            # Someone else's gesture, chat or look changes nothing this bot decides on but calls.
-            if not (e.__class__ in _NOT_CHANGES and e.seat != self.seat):  # type: ignore[union-attr]
+            if e.__class__ is Swapped and self._swaps_direct:
+                # The commonest event, followed here as _observe follows it (no call).
+                swapped: Swapped = e
+                self.cards.follow(swapped)
+                if swapped.seat == seat:
+                    self.planned_swap = None
+                    self.switched = False
                 changed = True
-        return plans + self._decide(now) if changed else plans
+                continue
+            seen = observe(e, now)
+            if seen:
+                plans += seen
+            # Someone else's gesture, chat or look changes nothing this bot decides on but calls.
+            if not changed and not (e.__class__ in _NOT_CHANGES
+                                    and e.seat != seat):  # type: ignore[union-attr]
+                changed = True
+        if changed:
+            decided = (self._decide_play(now) if self._play_direct and self.phase == "play"
+                       else self._decide(now))
+            if decided:
+                return plans + decided
+        return plans
 
     def on_stuck(self, now: float) -> list[Plan]:
         """The driver's stuck-hand guard (:mod:`kemps.sim`): minutes without a call. Signal
@@ -176,7 +208,10 @@ class SimpleBot(FollowsCards):
 
     # -- following the table ---------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
-        self.cards.follow(e)
+        # Events are final classes: a class test is isinstance, cheaper (bots see ~100 a hand).
+        cls = e.__class__
+        if cls in CARD_MOVES:
+            self.cards.follow(e)
         if self.eyes.on:
             self.eyes.follow(e)
             if isinstance(e, Moved):
@@ -187,27 +222,35 @@ class SimpleBot(FollowsCards):
             if isinstance(e, GestureSeen):  # our glance landed during the gesture
                 self.recent.append((e.made_at, e.seat, e.gesture))
                 return self._on_gesture(Gestured(e.made_at, e.seat, e.gesture, False))
-        if isinstance(e, Swapped):
-            if e.seat == self.seat:
+        if cls is Swapped:
+            if e.seat == self.seat:  # type: ignore[union-attr]
                 self.planned_swap = None
                 self.switched = False
-        elif isinstance(e, Gestured):
-            if e.seat == self.seat:
+        elif cls is Gestured:
+            made: Gestured = e  # type: ignore[assignment]
+            if made.seat == self.seat:
                 self.planned_noise = False
-            self.recent.append((e.t, e.seat, e.gesture))
-            return self._on_gesture(e)
-        elif isinstance(e, Swept):
+            self.recent.append((made.t, made.seat, made.gesture))
+            return self._on_gesture(made)
+        elif cls not in _OBSERVED:
+            return []
+        elif e.__class__ is Swept:
             self.stall_pending = False
             self.planned_stall = False
             self.agreed_stall = False
-            if self.target is not None and not any(
-                    c is not None and c.rank == self.target for c in self.middle):
-                self.sweeps_without_target += 1
-                if self.sweeps_without_target >= 2:
-                    # S0 "What to collect": switch when the rank has not shown after two sweeps.
-                    self.target = None
-                    self._pick_target_excluding_current()
-        elif isinstance(e, StallProposed):
+            target = self.target
+            if target is not None:
+                for c in self.cards.middle:
+                    if c is not None and c.rank == target:
+                        break
+                else:  # the target rank is not in the new middle
+                    self.sweeps_without_target += 1
+                    if self.sweeps_without_target >= 2:
+                        # S0 "What to collect": switch when the rank has not shown after two
+                        # sweeps.
+                        self.target = None
+                        self._pick_target_excluding_current()
+        elif e.__class__ is StallProposed:
             self.stall_pending = e.deadline is not None
             if e.seat == self.seat:
                 self.planned_stall = False
@@ -216,11 +259,11 @@ class SimpleBot(FollowsCards):
                 return [Plan(0.0, None, "table")]
             if e.seat == self.seat and e.deadline is None:
                 self.agreed_stall = True
-        elif isinstance(e, StallCancelled):
+        elif e.__class__ is StallCancelled:
             self.agreed_stall = False
-        elif isinstance(e, PlayOpened):
+        elif e.__class__ is PlayOpened:
             self.phase = "play"
-        elif isinstance(e, HandDealt):
+        elif e.__class__ is HandDealt:
             self.phase = "dealt"
             self.dealer = e.dealer
             self.hand_no = e.hand_no
@@ -233,13 +276,13 @@ class SimpleBot(FollowsCards):
             self.planned_swap = None
             self.planned_stall = False
             self._pick_target()
-        elif isinstance(e, Called):
+        elif e.__class__ is Called:
             self._last_call = e
-        elif isinstance(e, SignalsAgreed):
+        elif e.__class__ is SignalsAgreed:
             self.signals = e.signals
-        elif isinstance(e, Revealed):
+        elif e.__class__ is Revealed:
             self._learn(e)
-        elif isinstance(e, HandEnded):
+        elif e.__class__ is HandEnded:
             self.phase = "huddle"
             if self.planned_noise:
                 # An idle gesture planned in this hand must not land in the next one, where it
@@ -296,6 +339,8 @@ class SimpleBot(FollowsCards):
 
     def _decide_cards(self, now: float) -> list[Plan]:
         plans: list[Plan] = []
+        if self.phase == "play":
+            return self._decide_play(now)
         if self.phase == "huddle":
             if (self.seat < self.pairs and self.agreed_for_hand != self.hand_no and (
                     not self.signals or self.was_read or self.rng.random() < 0.3)):
@@ -309,9 +354,15 @@ class SimpleBot(FollowsCards):
             if self.rules.start == "on_go" and self.seat == self.dealer:
                 plans.append(Plan(self._react(1.5), Go(self.seat), "table"))
             return plans
-        if self.phase != "play" or not self.hand:
-            return plans
-        if self._four():
+        return plans
+
+    def _decide_play(self, now: float) -> list[Plan]:
+        hand = self.cards.hand
+        if not hand:
+            return []
+        plans: list[Plan] = []
+        if len(hand) == 4 and hand[0].rank == hand[1].rank == hand[2].rank == hand[3].rank:
+            # four of a kind (_four)
             if self.signals and (self.signalled_at is None or now - self.signalled_at > 5.0):
                 self.signalled_at = now
                 plans.append(Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]),
@@ -319,7 +370,8 @@ class SimpleBot(FollowsCards):
             return plans
         swap = self._best_swap()
         if swap is not None:
-            if swap != self.planned_swap:
+            planned = self.planned_swap
+            if swap is not planned and swap != planned:  # the same object is the same swap
                 self.planned_swap = swap
                 plans.append(Plan(self._react(), swap, "cards"))
         elif not self.planned_stall:
@@ -339,14 +391,27 @@ class SimpleBot(FollowsCards):
     def _best_swap(self) -> Swap | None:
         # Bots decide after almost every event; when neither the cards nor the target changed,
         # the answer has not either (and _pick_target would draw nothing from the generator).
+        # The cards' lists are compared with copies kept from last time (no key built per call).
         cards = self.cards
-        middle, hand = tuple(cards.middle), tuple(cards.hand)
-        key = (middle, hand, self.target, self.switched)
-        if key == self._swap_key:
-            return self._swap_memo
+        middle, hand = cards.middle, cards.hand
+        target, known = self.target, self._swap_middle
+        if (known is not None and hand == self._swap_hand and target == self._swap_target
+                and self.switched == self._swap_switched):
+            if middle == known:
+                return self._swap_memo
+            # Only the middle changed. _find_swap reads it only for the cards of the target rank
+            # (slot by slot): when no slot that changed held or holds one, the answer stands.
+            for before, after in zip(known, middle):
+                if before is not after and ((before is not None and before.rank == target)
+                                            or (after is not None and after.rank == target)):
+                    break
+            else:
+                known[:] = middle
+                return self._swap_memo
         swap = self._find_swap()
         # _find_swap moves no card; it may change only the target (and with it nothing else).
-        self._swap_key = (middle, hand, self.target, self.switched)
+        self._swap_middle, self._swap_hand = middle[:], hand[:]
+        self._swap_target, self._swap_switched = self.target, self.switched
         self._swap_memo = swap
         return swap
 
@@ -357,12 +422,13 @@ class SimpleBot(FollowsCards):
         if not wanted:
             return None
         counts = self._counts()
-        throw = sorted((c for c in self.hand if c.rank != target),
-                       key=lambda c: (counts[c.rank], c.index))
+        # The cards to give, fewest of their rank first, then by index: sorted on
+        # (count, index, card) triples (indexes differ, so cards themselves are never compared).
+        throw = sorted([(counts[c.rank], c.index, c) for c in self.cards.hand if c.rank != target])
         if not throw:
             return None
         k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
-        return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
+        return Swap(self.seat, tuple(wanted[:k]), tuple([t[2] for t in throw[:k]]))
 
     def _stall_plan(self) -> list[Plan]:
         plans = self._stall_choice()
