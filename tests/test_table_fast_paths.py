@@ -145,3 +145,28 @@ def test_random_swaps_legal_or_not_give_the_same_outcome(
         elif fast.phase == "over":
             break
     assert seen["ok"] > 100 and seen["rejected"] > 100
+
+
+@pytest.mark.parametrize("preset", ["pagat", "squarescores", "seed2-tournament",
+                                    "points-to-five", "pagat-all-agree", "pagat-attention"])
+def test_the_rejection_snapshot_copies_the_state_as_the_generic_copy_does(preset: str) -> None:
+    """``Table._snapshot`` copies each state value by its known shape (it runs whenever a timer
+    fires before an action); at every step of whole matches it equals the generic deep copy
+    (``_copied``), and stays equal to it while the match goes on (nothing in it is shared with
+    the table)."""
+    rules = RULES[preset]
+    taken: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    for seed in (3, 4):
+        record = simulate_match(rules, seed, keep_events=False).record
+        t = Table(record.rules, record.names, record.first_dealer)
+        for step, (now, action) in enumerate(record.actions):
+            if step % 3 == 0:
+                generic = tuple(table_module._copied(getattr(t, name)) for name in _STATE)
+                snapshot = t._snapshot()
+                assert snapshot[1:] == generic
+                assert [v.__class__ for v in snapshot[1:]] == [v.__class__ for v in generic]
+                taken.append((snapshot, generic))
+            t.apply(action, now)
+    assert len(taken) > 30
+    for snapshot, generic in taken:  # the table moved on; the copies did not
+        assert snapshot[1:] == generic

@@ -604,8 +604,20 @@ class Table:
         return events
 
     def _snapshot(self) -> tuple[Any, ...]:
+        """The state a rejection puts back (:data:`_STATE`, in order, after the random
+        generator's state), copied deep enough that changing the table leaves it alone: each
+        value copied by its known shape, not by a generic walk (:func:`_copied` gives equal
+        values: ``tests/test_table_fast_paths.py``), since this runs whenever a timer fires
+        before an action."""
         rng = None if self._rng is None else self._rng.getstate()
-        return (rng, *(_copied(getattr(self, name)) for name in _STATE))
+        return (rng, self.phase, self.hand_no, self.dealer, [h[:] for h in self.hands],
+                self.middle[:], self.stock[:], self.swept[:], self.scores[:],
+                self.decided_hands, dict(self.revealed), self.ranks, self._opens_at,
+                self._stall_deadline, dict(self._objectors), set(self._objected),
+                set(self._agreed), self._idle_from,
+                {s: (d, cards[:]) for s, (d, cards) in self._holding.items()}, self.looks[:],
+                self._look_at[:],
+                [(t, s, name, set(seen)) for t, s, name, seen in self._gestures])
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         rng_state, *values = snapshot
