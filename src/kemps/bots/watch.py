@@ -85,7 +85,14 @@ class Watcher:
         self.hand_no = hand_no
         self.version = getattr(self, "version", 0) + 1
         self.held: list[list[Card]] = [[] for _ in range(self.n)]
+        # ``held`` counted per rank, kept with it (the card counting asks per rank on every
+        # decision): per seat, and summed over every seat but ours.
+        self.held_ranks: list[dict[str, int]] = [{} for _ in range(self.n)]
+        self.held_by_others: dict[str, int] = {}
         self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
+        # ``took`` summed over the opponents, and each seat's ``favourite``, kept with it.
+        self.took_by_opponents: dict[str, int] = {}
+        self.favourites: list[str | None] = [None] * self.n
         self.swept: dict[str, int] = {}
         self.gests: list[tuple[float, int, str]] = []
         self.moves: list[tuple[float, int]] = []  # attention: gestures we did not see (when, who)
@@ -112,12 +119,19 @@ class Watcher:
         for c in gave:
             if c in held:
                 held.remove(c)
+                self._count_held(seat, c.rank, -1)
         counts = self.took[seat]
+        opponent = p != self.pair
         for c in took:
             held.append(c)
+            self._count_held(seat, c.rank, 1)
             counts[c.rank] = counts.get(c.rank, 0) + 1
+            if opponent:
+                self.took_by_opponents[c.rank] = self.took_by_opponents.get(c.rank, 0) + 1
         if took:
             self.last_took_rank[seat] = took[-1].rank
+            best = max(counts.values())
+            self.favourites[seat] = min(r for r, k in counts.items() if k == best)
         self.last_swap[seat] = t
         self.sweeps_at_swap[seat] = self.sweeps
 
@@ -128,6 +142,14 @@ class Watcher:
         for c in cards:
             if c in held:
                 held.remove(c)
+                self._count_held(seat, c.rank, -1)
+
+    def _count_held(self, seat: int, rank: str, k: int) -> None:
+        """Keep ``held_ranks`` and ``held_by_others`` equal to ``held`` counted per rank."""
+        ranks = self.held_ranks[seat]
+        ranks[rank] = ranks.get(rank, 0) + k
+        if seat != self.seat:
+            self.held_by_others[rank] = self.held_by_others.get(rank, 0) + k
 
     def swept_away(self, cards: tuple[Card, ...]) -> None:
         """The middle was swept: these cards are out of the hand."""
@@ -164,43 +186,37 @@ class Watcher:
                         middle: Sequence[Card | None]) -> int:
         """Cards of ``rank`` known not to be in ``seat``'s hand (swept, ours, in the middle,
         taken by somebody else and not given back)."""
-        k = self.swept.get(rank, 0)
+        k = self.swept.get(rank, 0) + self.held_by_others.get(rank, 0)
         if seat != self.seat:
             k += sum(1 for c in hand if c.rank == rank)
-        k += sum(1 for c in middle if c is not None and c.rank == rank)
-        for s in range(self.n):
-            if s != seat and s != self.seat:
-                k += sum(1 for c in self.held[s] if c.rank == rank)
-        return k
+            k -= self.held_ranks[seat].get(rank, 0)
+        return k + sum(1 for c in middle if c is not None and c.rank == rank)
 
     def dead(self, rank: str, hand: Sequence[Card], middle: Sequence[Card | None]) -> bool:
         """True when nobody can hold four of ``rank`` with us: too many are swept or held."""
-        k = self.swept.get(rank, 0)
-        for s in range(self.n):
-            if s != self.seat:
-                k += sum(1 for c in self.held[s] if c.rank == rank)
-        return k > self.copies - 4
+        return self.swept.get(rank, 0) + self.held_by_others.get(rank, 0) > self.copies - 4
 
     def useless(self, rank: str, kept: int) -> bool:
         """True when a card of ``rank`` thrown into the middle helps nobody: with ``kept`` more of
         it staying in our hand, no other player can make four of it."""
-        base = self.swept.get(rank, 0) + kept
-        limit = self.copies - 4
-        held = [sum(1 for c in h if c.rank == rank) for h in self.held]
-        others = sum(held) - held[self.seat]
-        return all(base + others - held[s] > limit for s in range(self.n) if s != self.seat)
+        # Every other seat s fails when base + others - held[s] > limit: the one holding most
+        # of the rank decides.
+        most = max(self.held_ranks[s].get(rank, 0) for s in range(self.n) if s != self.seat)
+        return (self.swept.get(rank, 0) + kept + self.held_by_others.get(rank, 0) - most
+                > self.copies - 4)
 
     def interest(self, seat: int, rank: str) -> int:
         """How many cards of ``rank`` ``seat`` has taken this hand."""
         return self.took[seat].get(rank, 0)
 
+    def opponents_interest(self, rank: str) -> int:
+        """How many cards of ``rank`` the opponents together have taken this hand."""
+        return self.took_by_opponents.get(rank, 0)
+
     def favourite(self, seat: int) -> str | None:
-        """The rank ``seat`` has taken most this hand (its probable collection), or None."""
-        took = self.took[seat]
-        if not took:
-            return None
-        best = max(took.values())
-        return min(r for r, k in took.items() if k == best)
+        """The rank ``seat`` has taken most this hand (its probable collection; of equals the
+        first in text order), or None."""
+        return self.favourites[seat]
 
     # -- learning from calls ------------------------------------------------------------------
     def judged(self, call_t: float, kind: str, right: bool, on_pair: int | None,
