@@ -148,6 +148,8 @@ class KempsBot(FollowsCards):
         self.shown_four: list[int] = []
         self.last_belief = 0.0
         self._target_key: tuple[object, ...] = ()
+        self._throw_key: tuple[object, ...] = ()
+        self._throw: list[Card] = []
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
@@ -742,15 +744,15 @@ class KempsBot(FollowsCards):
                 middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
         best_rank: str | None = None
         best_score = -1e9
+        partner_took = w.took[self.partner]
         for rank in sorted(set(counts) | set(middle_counts)):
             if not self._live(rank):
                 continue
             have = counts.get(rank, 0)
             reach = min(4, have + middle_counts.get(rank, 0))
             score = 10.0 * reach + 2.0 * have
-            for s in range(self.n):
-                if s != self.seat:
-                    score -= (1.5 if s != self.partner else 1.0) * w.interest(s, rank)
+            # Every term is a small multiple of 0.5, so the sum is exact in any order.
+            score -= 1.5 * w.opponents_interest(rank) + 1.0 * partner_took.get(rank, 0)
             if rank == self.target:
                 # S0: "if the rank you want has not shown in the middle after two sweeps, it is
                 # probably in somebody else's hand": the longer, the likelier.
@@ -767,26 +769,32 @@ class KempsBot(FollowsCards):
                 self.given_up[self.target] = SWITCH_PER_SWEEP * (self.sweeps_without - 1)
             self.target = best_rank
             self.sweeps_without = 0
-        self._target_key = (tuple(self.hand), tuple(self.middle), self.target,
-                            self.sweeps_without, w.version)
+        self._target_key = (key[0], key[1], self.target, self.sweeps_without, w.version)
         return self.target
 
     def _throw_order(self, target: str) -> list[Card]:
-        counts = self._counts()
+        """The cards of the hand not of ``target``, the one to throw first first. The answer is
+        kept until the hand, ``target`` or what the watcher knows changes: callers must not
+        change the list."""
         w = self.watch
+        key = (target, tuple(self.hand), w.version)
+        if key == self._throw_key:
+            return self._throw
+        counts = self._counts()
         lv = self.level
         partner_rank = w.favourite(self.partner) if lv.helps_partner else None
 
-        def key(c: Card) -> tuple[float, ...]:
-            opp = sum(w.interest(s, c.rank) for s in range(self.n)
-                      if s % self.pairs != self.pair)
+        def key_of(c: Card) -> tuple[float, ...]:
             if not lv.counting:
                 return (counts[c.rank], c.index)
+            opp = w.opponents_interest(c.rank)
             dead = 0 if w.useless(c.rank, counts[c.rank] - 1) else 1
             mine = 0 if c.rank == partner_rank else 1
             return (mine, dead, opp if lv.helps_partner else 0, counts[c.rank], c.index)
 
-        return sorted((c for c in self.hand if c.rank != target), key=key)
+        self._throw = sorted((c for c in self.hand if c.rank != target), key=key_of)
+        self._throw_key = key
+        return self._throw
 
     def _best_swap(self) -> Swap | None:
         target = self._pick_target()
