@@ -89,6 +89,10 @@ class Watcher:
         # decision): per seat, and summed over every seat but ours.
         self.held_ranks: list[dict[str, int]] = [{} for _ in range(self.n)]
         self.held_by_others: dict[str, int] = {}
+        self.most_held_by_one_other: dict[str, int] = {}  # the most one other seat holds
+        # The ranks nobody can make four of with us (see ``dead``), kept as swept and held
+        # counts change.
+        self.dead_ranks: set[str] = set()
         self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
         # ``took`` summed over the opponents, and each seat's ``favourite``, kept with it.
         self.took_by_opponents: dict[str, int] = {}
@@ -109,9 +113,14 @@ class Watcher:
         if p != self.pair and self.level.inference == "full":
             # A live signal given, no call after it, and the giver goes on swapping: a fake.
             read = self.identified(p)
-            for gt, gs, g in self.gests:
-                if (gs == seat and gt not in self.faked and t - gt <= SWAPPED_AFTER_S
-                        and read.get(g, 0.0) >= 0.5
+            gests = self.gests
+            # ``gests`` is in time order: from the newest back to SWAPPED_AFTER_S before ``t``
+            # (each time counts once, whichever of its gestures marks it).
+            for i in range(len(gests) - 1 if read else -1, -1, -1):
+                gt, gs, g = gests[i]
+                if t - gt > SWAPPED_AFTER_S:
+                    break
+                if (gs == seat and gt not in self.faked and read.get(g, 0.0) >= 0.5
                         and not any(gt <= ct <= t for ct in self.call_times)):
                     self.faked.add(gt)
                     self.fakes[p] += 1.0
@@ -150,6 +159,19 @@ class Watcher:
         ranks[rank] = ranks.get(rank, 0) + k
         if seat != self.seat:
             self.held_by_others[rank] = self.held_by_others.get(rank, 0) + k
+            most = self.most_held_by_one_other.get(rank, 0)
+            if ranks[rank] > most:
+                self.most_held_by_one_other[rank] = ranks[rank]
+            elif k < 0 and ranks[rank] - k == most:  # the seat that held most gave one back
+                self.most_held_by_one_other[rank] = max(
+                    self.held_ranks[s].get(rank, 0) for s in range(self.n) if s != self.seat)
+            self._check_dead(rank)
+
+    def _check_dead(self, rank: str) -> None:
+        if self.swept.get(rank, 0) + self.held_by_others.get(rank, 0) > self.copies - 4:
+            self.dead_ranks.add(rank)
+        else:
+            self.dead_ranks.discard(rank)
 
     def swept_away(self, cards: tuple[Card, ...]) -> None:
         """The middle was swept: these cards are out of the hand."""
@@ -163,6 +185,7 @@ class Watcher:
                 self.passed_over[s] = True
         for c in cards:
             self.swept[c.rank] = self.swept.get(c.rank, 0) + 1
+            self._check_dead(c.rank)
 
     def gestured(self, seat: int, gesture: str, t: float) -> None:
         """Anyone's gesture (ours included: the others see them too), made at ``t`` (a glance
@@ -194,16 +217,15 @@ class Watcher:
 
     def dead(self, rank: str, hand: Sequence[Card], middle: Sequence[Card | None]) -> bool:
         """True when nobody can hold four of ``rank`` with us: too many are swept or held."""
-        return self.swept.get(rank, 0) + self.held_by_others.get(rank, 0) > self.copies - 4
+        return rank in self.dead_ranks
 
     def useless(self, rank: str, kept: int) -> bool:
         """True when a card of ``rank`` thrown into the middle helps nobody: with ``kept`` more of
         it staying in our hand, no other player can make four of it."""
         # Every other seat s fails when base + others - held[s] > limit: the one holding most
         # of the rank decides.
-        most = max(self.held_ranks[s].get(rank, 0) for s in range(self.n) if s != self.seat)
-        return (self.swept.get(rank, 0) + kept + self.held_by_others.get(rank, 0) - most
-                > self.copies - 4)
+        return (self.swept.get(rank, 0) + kept + self.held_by_others.get(rank, 0)
+                - self.most_held_by_one_other.get(rank, 0) > self.copies - 4)
 
     def interest(self, seat: int, rank: str) -> int:
         """How many cards of ``rank`` ``seat`` has taken this hand."""
