@@ -29,6 +29,7 @@ match seed), so a match replays exactly.
 from __future__ import annotations
 
 import random
+from itertools import accumulate
 from typing import Final
 
 from kemps.actions import (
@@ -125,6 +126,12 @@ class KempsBot(FollowsCards):
         self.decoys_used: dict[str, int] = {}
         self.change_signal = False
         self.agreed_for = -1
+        self._idle_for: tuple[str, ...] | None = None  # the signals _idle's choices leave out
+        self._idle_options: list[str] = []
+        self._idle_cum: list[float] = []
+        self._stop_calls: dict[int, Call | None] = {}  # per signaller (see _stop_call)
+        self._hand_key: tuple[Card, ...] = ()  # the hand ``_hand_counts`` counts (see _counts)
+        self._hand_counts: dict[str, int] = {}
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -162,13 +169,20 @@ class KempsBot(FollowsCards):
         return max(HUMAN_MIN_S, scale * self.rng.uniform(lo, hi))
 
     def _counts(self) -> dict[str, int]:
+        """The hand's cards per rank. Kept until the hand changes (``_hand_key``, the hand as a
+        tuple, is set alongside): callers must not change the dict."""
+        hand = tuple(self.cards.hand)
+        if hand == self._hand_key:
+            return self._hand_counts
         counts: dict[str, int] = {}
-        for c in self.hand:
+        for c in hand:
             counts[c.rank] = counts.get(c.rank, 0) + 1
+        self._hand_key = hand
+        self._hand_counts = counts
         return counts
 
     def _four(self) -> bool:
-        h = self.hand
+        h = self.cards.hand
         return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
 
     def _in_play(self) -> bool:
@@ -229,18 +243,18 @@ class KempsBot(FollowsCards):
         """The driver's stuck-hand guard (:mod:`kemps.sim`): the hand has gone on for minutes
         with no call. Give the signal again if we hold four; otherwise drop the rank we
         collect and swap a random card of ours for a random card of the middle."""
-        if not self._in_play() or not self.hand:
+        if not self._in_play() or not self.cards.hand:
             return []
         if self._four():
             if self.signals:
                 return [Plan(self._react(), GestureAction(self.seat, self.signals[0]), "signal")]
             return []
-        take = [c for c in self.middle if c is not None]
+        take = [c for c in self.cards.middle if c is not None]
         if not take:
             return []
         self.target = None
         self.sweeps_without = 0
-        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.hand),))
+        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.cards.hand),))
         self.planned_swap = swap
         return [Plan(self._react(), swap, "cards")]
 
@@ -295,7 +309,7 @@ class KempsBot(FollowsCards):
             self.stall_pending = self.agreed_stall = self.objected = False
             self.planned_stall = self.planned_object = False
             if self.target is not None and not any(
-                    c is not None and c.rank == self.target for c in self.middle):
+                    c is not None and c.rank == self.target for c in self.cards.middle):
                 self.sweeps_without += 1
         elif isinstance(e, StallProposed):
             if e.deadline is None:  # all_agree: count ours
@@ -406,7 +420,7 @@ class KempsBot(FollowsCards):
             return []
         looking = self.level.reads_looks and self.eyes.on and self.eyes.watching(
             e.seat, (e.seat + self.pairs) % self.n)
-        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle, looking)
+        belief = self.watch.belief(e.seat, e.gesture, now, self.cards.hand, self.cards.middle, looking)
         # The level's threshold is a floor of the stakes' one: the cheap test first.
         if belief < lv.stop_threshold or belief < self._stop_threshold(e.seat % self.pairs):
             return []
@@ -474,7 +488,10 @@ class KempsBot(FollowsCards):
         return []
 
     def _stop_call(self, signaller: int) -> Call | None:
-        return stop_call_on(self.rules, self.seat, signaller)
+        # Depends on the rules and the seats only: asked once per signaller.
+        if signaller not in self._stop_calls:
+            self._stop_calls[signaller] = stop_call_on(self.rules, self.seat, signaller)
+        return self._stop_calls[signaller]
 
     # -- deciding --------------------------------------------------------------------------------
     def _decide(self, now: float) -> list[Plan]:
@@ -488,10 +505,10 @@ class KempsBot(FollowsCards):
             if self._four() and self.signalled_at is None:
                 plans += self._signal(now)
             return plans
-        if phase != "play" or not self.hand:
+        if phase != "play" or not self.cards.hand:
             return []
         plans = self._double_stop() if self.double_stops and self.planned_call is None else []
-        if len(self.hand) > 4:  # holding a grabbed card (S4): discard before anything else
+        if len(self.cards.hand) > 4:  # holding a grabbed card (S4): discard before anything else
             if not self.planned_discard:
                 give = self._discard_choice()
                 if give:
@@ -687,8 +704,14 @@ class KempsBot(FollowsCards):
 
     def _idle(self) -> str:
         """An idle gesture from the personal habit, never the pair's signal."""
-        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
-        return self.rng.choices([g for g, _ in options], [w for _, w in options])[0]
+        if self._idle_for != self.signals:
+            # The choices change only with the signals: kept, as ``cum_weights`` (the very
+            # sums ``choices`` makes of the weights, so the same draw gives the same gesture).
+            options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
+            self._idle_options = [g for g, _ in options]
+            self._idle_cum = list(accumulate(w for _, w in options))
+            self._idle_for = self.signals
+        return self.rng.choices(self._idle_options, cum_weights=self._idle_cum)[0]
 
     def _noise(self) -> list[Plan]:
         self.planned_noise = True
@@ -699,7 +722,7 @@ class KempsBot(FollowsCards):
     def _fake(self, now: float) -> list[Plan]:
         """S0 "False signals": give a burnt old signal with three of a kind, once a hand, at most
         twice per old signal, only where the rules allow it."""
-        if self.rules.fake_signals != "allowed" or self.phase != "play":
+        if self.rules.fake_signals != "allowed" or self.phase != "play" or not self.burnt:
             return []
         decoys = [g for g in sorted(self.burnt) if g not in self.signals
                   and self.decoys_used.get(g, 0) < 2]
@@ -716,7 +739,7 @@ class KempsBot(FollowsCards):
 
     # -- collecting -------------------------------------------------------------------------------
     def _live(self, rank: str) -> bool:
-        return not self.level.counting or not self.watch.dead(rank, self.hand, self.middle)
+        return not self.level.counting or rank not in self.watch.dead_ranks
 
     def _pick_target(self) -> str | None:
         counts = self._counts()
@@ -735,30 +758,36 @@ class KempsBot(FollowsCards):
                 self.sweeps_without = 0
             return self.target
         w = self.watch
-        key = (tuple(self.hand), tuple(self.middle), self.target, self.sweeps_without, w.version)
+        middle = self.cards.middle
+        key = (self._hand_key, tuple(middle), self.target, self.sweeps_without, w.version)
         if key == self._target_key:
             return self.target  # nothing it depends on has changed since the last answer
         middle_counts: dict[str, int] = {}
-        for c in self.middle:
+        for c in middle:
             if c is not None:
                 middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
         best_rank: str | None = None
         best_score = -1e9
+        dead = w.dead_ranks
+        opponents_took = w.took_by_opponents
         partner_took = w.took[self.partner]
-        for rank in sorted(set(counts) | set(middle_counts)):
-            if not self._live(rank):
+        given_up = self.given_up
+        for rank in sorted(counts.keys() | middle_counts.keys()):
+            if rank in dead:
                 continue
             have = counts.get(rank, 0)
             reach = min(4, have + middle_counts.get(rank, 0))
             score = 10.0 * reach + 2.0 * have
-            # Every term is a small multiple of 0.5, so the sum is exact in any order.
-            score -= 1.5 * w.opponents_interest(rank) + 1.0 * partner_took.get(rank, 0)
+            # The others' takes (Watcher.interest), opponents weighing 1.5 and the partner 1.0;
+            # every term is a small multiple of 0.5, so the sum is exact in any order.
+            score -= 1.5 * opponents_took.get(rank, 0) + 1.0 * partner_took.get(rank, 0)
             if rank == self.target:
                 # S0: "if the rank you want has not shown in the middle after two sweeps, it is
                 # probably in somebody else's hand": the longer, the likelier.
                 score += 4.0 if self.sweeps_without < 2 else -SWITCH_PER_SWEEP * (
                     self.sweeps_without - 1)
-            score -= self.given_up.get(rank, 0.0)
+            if given_up:
+                score -= given_up.get(rank, 0.0)
             if score > best_score:
                 best_rank, best_score = rank, score
         if best_rank is None:
@@ -777,10 +806,10 @@ class KempsBot(FollowsCards):
         kept until the hand, ``target`` or what the watcher knows changes: callers must not
         change the list."""
         w = self.watch
-        key = (target, tuple(self.hand), w.version)
+        counts = self._counts()
+        key = (target, self._hand_key, w.version)
         if key == self._throw_key:
             return self._throw
-        counts = self._counts()
         lv = self.level
         partner_rank = w.favourite(self.partner) if lv.helps_partner else None
 
@@ -792,7 +821,7 @@ class KempsBot(FollowsCards):
             mine = 0 if c.rank == partner_rank else 1
             return (mine, dead, opp if lv.helps_partner else 0, counts[c.rank], c.index)
 
-        self._throw = sorted((c for c in self.hand if c.rank != target), key=key_of)
+        self._throw = sorted((c for c in self.cards.hand if c.rank != target), key=key_of)
         self._throw_key = key
         return self._throw
 
@@ -800,7 +829,7 @@ class KempsBot(FollowsCards):
         target = self._pick_target()
         if target is None:
             return None
-        wanted = [c for c in self.middle if c is not None and c.rank == target]
+        wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
         throw = self._throw_order(target)
         if not throw:
             return None
@@ -820,14 +849,14 @@ class KempsBot(FollowsCards):
         other's cards for ever where swept cards come back): let one go. First a card we do not
         collect, for the card of the middle that matches most of our hand; if that did not
         help either, give up the rank: throw a card of it and collect the rank taken."""
-        take = [c for c in self.middle if c is not None]
+        take = [c for c in self.cards.middle if c is not None]
         if not take:
             return None
         counts = self._counts()
         pick = max(take, key=lambda c: (counts.get(c.rank, 0) if c.rank != target else -1,
                                         -c.index))
         if give_up:
-            mine = [c for c in self.hand if c.rank == target]
+            mine = [c for c in self.cards.hand if c.rank == target]
             if mine and pick.rank != target:
                 self.target = pick.rank
                 self.sweeps_without = 0
@@ -839,7 +868,7 @@ class KempsBot(FollowsCards):
         counts = self._counts()
         if counts.get(target, 0) >= 3 or len(throw) < 1:
             return None
-        options = [c for c in self.middle if c is not None and c.rank != target
+        options = [c for c in self.cards.middle if c is not None and c.rank != target
                    and c.rank not in counts and not self._live(c.rank)]
         if not options:
             return None
@@ -854,24 +883,24 @@ class KempsBot(FollowsCards):
     def _discard_choice(self) -> tuple[Card, ...]:
         """The cards to discard after a grab: as many as were grabbed, never a grabbed one (the
         table refuses it), the least useful first."""
-        extra = len(self.hand) - 4
+        extra = len(self.cards.hand) - 4
         counts = self._counts()
         target = max(sorted(counts), key=lambda r: counts[r]) if counts else ""
         order = [c for c in self._throw_order(target) if c not in self.grabbed]
         if len(order) < extra:
-            order += [c for c in self.hand if c not in self.grabbed and c not in order]
+            order += [c for c in self.cards.hand if c not in self.grabbed and c not in order]
         return tuple(order[:extra])
 
     def _wanted_in_middle(self) -> bool:
         if self.target is None or self._four():
             return False
-        return any(c is not None and c.rank == self.target for c in self.middle)
+        return any(c is not None and c.rank == self.target for c in self.cards.middle)
 
     def _release(self) -> list[Plan]:
         """We objected and lost the card: take something so the countdown can go on (S4)."""
         target = self.target or ""
         throw = self._throw_order(target)
-        take = [c for c in self.middle if c is not None]
+        take = [c for c in self.cards.middle if c is not None]
         if not throw or not take:
             return []
         swap = Swap(self.seat, (take[0],), (throw[0],))
@@ -883,7 +912,7 @@ class KempsBot(FollowsCards):
         partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
         scale = self.level.stall_factor
         if partner_rank is not None and any(
-                c is not None and c.rank == partner_rank for c in self.middle):
+                c is not None and c.rank == partner_rank for c in self.cards.middle):
             scale *= 2.0  # give the partner time to take it
         if sweep == "dealer_only":
             if self.seat != self.dealer or self.stall_pending:
