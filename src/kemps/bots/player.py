@@ -29,8 +29,9 @@ match seed), so a match replays exactly.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import accumulate
-from typing import Final
+from typing import Any, Final
 
 from kemps.actions import (
     Action,
@@ -260,11 +261,12 @@ class KempsBot(FollowsCards):
 
     # -- following the table -------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
-        w = self.watch
-        if isinstance(e, HandDealt):
+        cls = e.__class__
+        if cls is HandDealt:
             self._reset_hand()
         self.cards.follow(e)
         if self.eyes.on:
+            w = self.watch
             self.eyes.follow(e)
             if isinstance(e, Moved):
                 w.moved(e.seat, e.t)
@@ -276,113 +278,151 @@ class KempsBot(FollowsCards):
                 return self._on_gesture(seen, now)
             if isinstance(e, Looked):
                 return []
-        if isinstance(e, Swapped):
-            w.swapped(e.seat, e.took, e.gave, e.t)
-            if e.seat == self.seat:
-                self.planned_swap = None
-                self.objected = False
-                if (self.level.swap_gestures and not self._four()
-                        and self.rng.random() < self.level.swap_gestures):
-                    # An idle gesture where a signal would come: the signal's timing hides.
-                    self.planned_noise = True
-                    return [Plan(self._react(0.8), GestureAction(self.seat, self._idle()),
-                                 "gesture")]
-        elif isinstance(e, Gestured):
-            w.gestured(e.seat, e.gesture, e.t)
-            if e.seat == self.seat:
-                if e.gesture in self.signals:
-                    # Our own signal: give it again if the partner has not called by then.
-                    if self._four() and self._in_play():
-                        delay = self.rng.uniform(*RESIGNAL_S)
-                        if self._careful():
-                            # ... when the moment is right again (see _signal).
-                            self.signal_at = None
-                            self.resignal_at = e.t + delay
-                            return []
-                        return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
-                    return []
-                self.planned_noise = False
-                return []
-            return self._on_gesture(e, now)
-        elif isinstance(e, Swept):
-            w.swept_away(e.swept)
-            self.stall_pending = self.agreed_stall = self.objected = False
-            self.planned_stall = self.planned_object = False
-            if self.target is not None and not any(
-                    c is not None and c.rank == self.target for c in self.cards.middle):
-                self.sweeps_without += 1
-        elif isinstance(e, StallProposed):
-            if e.deadline is None:  # all_agree: count ours
-                if e.seat == self.seat:
-                    self.agreed_stall = True
-                    self.planned_stall = False
-            else:
-                self.stall_pending = True
-                if e.seat == self.seat:
-                    self.planned_stall = False
-                elif self.planned_stall:
-                    self.planned_stall = False
-                    return [Plan(0.0, None, "table")]
-        elif isinstance(e, Objected):
-            if e.seat == self.seat:
-                self.objected = True
-                self.planned_object = False
-        elif isinstance(e, StallResumed):
-            self.stall_pending = True
-        elif isinstance(e, StallCancelled):
-            self.agreed_stall = False
-        elif isinstance(e, Grabbed):
-            w.swapped(e.seat, e.took, (), e.t)
-            self.holding.add(e.seat)
-            if e.seat == self.seat:
-                self.planned_swap = None
-                self.grabbed = e.took
-        elif isinstance(e, Discarded):
-            w.swapped(e.seat, (), e.gave, e.t)
-            self.holding.discard(e.seat)
-            if e.seat == self.seat:
-                self.planned_discard = False
-                self.grabbed = ()
-        elif isinstance(e, HoldExpired):
-            w.returned(e.seat, e.returned)
-            self.holding.discard(e.seat)
-            if e.seat == self.seat:
-                self.planned_discard = False
-                self.grabbed = ()
-        elif isinstance(e, PlayOpened):
-            self.phase = "play"
-        elif isinstance(e, HandDealt):
-            self.phase = "dealt"
-            self.dealer = e.dealer
-            self.hand_no = e.hand_no
-            w.new_hand(e.hand_no)
-        elif isinstance(e, Called):
-            self.last_call = e
-            self.shown_four = []
-        elif isinstance(e, Revealed):
-            if e.full and len(e.cards) >= 4 and len({c.rank for c in e.cards}) == 1:
-                self.shown_four.append(e.seat)
-        elif isinstance(e, CallJudged):
-            self._judged(e)
-            if e.seat == self.seat and self.planned_call == "double_stop":
-                self.planned_call = None
-        elif isinstance(e, CallVoid):
-            if e.seat == self.seat and self.planned_call == "double_stop":
-                self.planned_call = None  # the pair was holding a grabbed card: nothing happened
-        elif isinstance(e, SignalsAgreed):
-            self.signals = e.signals
-            self.change_signal = False
-            if e.seat != self.seat and not self.leader:
-                return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
-        elif isinstance(e, HandEnded):
-            self.phase = "huddle"
-            self.planned_call = None
+        see = _SEE.get(cls)  # one method a kind of event (below), found at once
+        return see(self, e, now) if see is not None else []
+
+    def _saw_swapped(self, e: Swapped, now: float) -> list[Plan]:
+        self.watch.swapped(e.seat, e.took, e.gave, e.t)
+        if e.seat == self.seat:
             self.planned_swap = None
+            self.objected = False
+            if (self.level.swap_gestures and not self._four()
+                    and self.rng.random() < self.level.swap_gestures):
+                # An idle gesture where a signal would come: the signal's timing hides.
+                self.planned_noise = True
+                return [Plan(self._react(0.8), GestureAction(self.seat, self._idle()),
+                             "gesture")]
+        return []
+
+    def _saw_gestured(self, e: Gestured, now: float) -> list[Plan]:
+        self.watch.gestured(e.seat, e.gesture, e.t)
+        if e.seat == self.seat:
+            if e.gesture in self.signals:
+                # Our own signal: give it again if the partner has not called by then.
+                if self._four() and self._in_play():
+                    delay = self.rng.uniform(*RESIGNAL_S)
+                    if self._careful():
+                        # ... when the moment is right again (see _signal).
+                        self.signal_at = None
+                        self.resignal_at = e.t + delay
+                        return []
+                    return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
+                return []
             self.planned_noise = False
-            return [Plan(0.0, None, "cards"), Plan(0.0, None, "gesture"),
-                    Plan(0.0, None, "call"), Plan(0.0, None, "signal")]
-        elif isinstance(e, MatchEnded):
-            self.phase = "over"
+            return []
+        return self._on_gesture(e, now)
+
+    def _saw_swept(self, e: Swept, now: float) -> list[Plan]:
+        self.watch.swept_away(e.swept)
+        self.stall_pending = self.agreed_stall = self.objected = False
+        self.planned_stall = self.planned_object = False
+        if self.target is not None and not any(
+                c is not None and c.rank == self.target for c in self.cards.middle):
+            self.sweeps_without += 1
+        return []
+
+    def _saw_stall_proposed(self, e: StallProposed, now: float) -> list[Plan]:
+        if e.deadline is None:  # all_agree: count ours
+            if e.seat == self.seat:
+                self.agreed_stall = True
+                self.planned_stall = False
+        else:
+            self.stall_pending = True
+            if e.seat == self.seat:
+                self.planned_stall = False
+            elif self.planned_stall:
+                self.planned_stall = False
+                return [Plan(0.0, None, "table")]
+        return []
+
+    def _saw_objected(self, e: Objected, now: float) -> list[Plan]:
+        if e.seat == self.seat:
+            self.objected = True
+            self.planned_object = False
+        return []
+
+    def _saw_stall_resumed(self, e: StallResumed, now: float) -> list[Plan]:
+        self.stall_pending = True
+        return []
+
+    def _saw_stall_cancelled(self, e: StallCancelled, now: float) -> list[Plan]:
+        self.agreed_stall = False
+        return []
+
+    def _saw_grabbed(self, e: Grabbed, now: float) -> list[Plan]:
+        self.watch.swapped(e.seat, e.took, (), e.t)
+        self.holding.add(e.seat)
+        if e.seat == self.seat:
+            self.planned_swap = None
+            self.grabbed = e.took
+        return []
+
+    def _saw_discarded(self, e: Discarded, now: float) -> list[Plan]:
+        self.watch.swapped(e.seat, (), e.gave, e.t)
+        self.holding.discard(e.seat)
+        if e.seat == self.seat:
+            self.planned_discard = False
+            self.grabbed = ()
+        return []
+
+    def _saw_hold_expired(self, e: HoldExpired, now: float) -> list[Plan]:
+        self.watch.returned(e.seat, e.returned)
+        self.holding.discard(e.seat)
+        if e.seat == self.seat:
+            self.planned_discard = False
+            self.grabbed = ()
+        return []
+
+    def _saw_play_opened(self, e: PlayOpened, now: float) -> list[Plan]:
+        self.phase = "play"
+        return []
+
+    def _saw_hand_dealt(self, e: HandDealt, now: float) -> list[Plan]:
+        w = self.watch
+        self.phase = "dealt"
+        self.dealer = e.dealer
+        self.hand_no = e.hand_no
+        w.new_hand(e.hand_no)
+        return []
+
+    def _saw_called(self, e: Called, now: float) -> list[Plan]:
+        self.last_call = e
+        self.shown_four = []
+        return []
+
+    def _saw_revealed(self, e: Revealed, now: float) -> list[Plan]:
+        if e.full and len(e.cards) >= 4 and len({c.rank for c in e.cards}) == 1:
+            self.shown_four.append(e.seat)
+        return []
+
+    def _saw_call_judged(self, e: CallJudged, now: float) -> list[Plan]:
+        self._judged(e)
+        if e.seat == self.seat and self.planned_call == "double_stop":
+            self.planned_call = None
+        return []
+
+    def _saw_call_void(self, e: CallVoid, now: float) -> list[Plan]:
+        if e.seat == self.seat and self.planned_call == "double_stop":
+            self.planned_call = None  # the pair was holding a grabbed card: nothing happened
+        return []
+
+    def _saw_signals_agreed(self, e: SignalsAgreed, now: float) -> list[Plan]:
+        self.signals = e.signals
+        self.change_signal = False
+        if e.seat != self.seat and not self.leader:
+            return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
+        return []
+
+    def _saw_hand_ended(self, e: HandEnded, now: float) -> list[Plan]:
+        self.phase = "huddle"
+        self.planned_call = None
+        self.planned_swap = None
+        self.planned_noise = False
+        return [Plan(0.0, None, "cards"), Plan(0.0, None, "gesture"),
+                Plan(0.0, None, "call"), Plan(0.0, None, "signal")]
+
+    def _saw_match_ended(self, e: MatchEnded, now: float) -> list[Plan]:
+        self.phase = "over"
         return []
 
     def _judged(self, e: CallJudged) -> None:
@@ -724,9 +764,11 @@ class KempsBot(FollowsCards):
         twice per old signal, only where the rules allow it."""
         if self.rules.fake_signals != "allowed" or self.phase != "play" or not self.burnt:
             return []
+        if max(self._counts().values(), default=0) != 3:
+            return []
         decoys = [g for g in sorted(self.burnt) if g not in self.signals
                   and self.decoys_used.get(g, 0) < 2]
-        if not decoys or max(self._counts().values(), default=0) != 3:
+        if not decoys:
             return []
         if self.rng.random() > 0.5:
             self.faked = True  # not this hand
@@ -772,16 +814,17 @@ class KempsBot(FollowsCards):
         opponents_took = w.took_by_opponents
         partner_took = w.took[self.partner]
         given_up = self.given_up
+        target = self.target
         for rank in sorted(counts.keys() | middle_counts.keys()):
             if rank in dead:
                 continue
             have = counts.get(rank, 0)
-            reach = min(4, have + middle_counts.get(rank, 0))
-            score = 10.0 * reach + 2.0 * have
-            # The others' takes (Watcher.interest), opponents weighing 1.5 and the partner 1.0;
-            # every term is a small multiple of 0.5, so the sum is exact in any order.
-            score -= 1.5 * opponents_took.get(rank, 0) + 1.0 * partner_took.get(rank, 0)
-            if rank == self.target:
+            reach = have + middle_counts.get(rank, 0)
+            # The others' takes (Watcher.interest) count against a rank, an opponent's 1.5 and
+            # the partner's 1.0; every term is a small multiple of 0.5, so the sums are exact.
+            score = (10.0 * (reach if reach < 4 else 4) + 2.0 * have
+                     - (1.5 * opponents_took.get(rank, 0) + partner_took.get(rank, 0)))
+            if rank == target:
                 # S0: "if the rank you want has not shown in the middle after two sweeps, it is
                 # probably in somebody else's hand": the longer, the likelier.
                 score += 4.0 if self.sweeps_without < 2 else -SWITCH_PER_SWEEP * (
@@ -909,11 +952,6 @@ class KempsBot(FollowsCards):
 
     def _stall(self) -> list[Plan]:
         sweep = self.rules.sweep
-        partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
-        scale = self.level.stall_factor
-        if partner_rank is not None and any(
-                c is not None and c.rank == partner_rank for c in self.cards.middle):
-            scale *= 2.0  # give the partner time to take it
         if sweep == "dealer_only":
             if self.seat != self.dealer or self.stall_pending:
                 return []
@@ -922,5 +960,36 @@ class KempsBot(FollowsCards):
                 return []
         elif self.stall_pending:
             return []
+        partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
+        scale = self.level.stall_factor
+        if partner_rank is not None and any(
+                c is not None and c.rank == partner_rank for c in self.cards.middle):
+            scale *= 2.0  # give the partner time to take it
         self.planned_stall = True
         return [Plan(self._react(scale), ProposeStall(self.seat), "table")]
+
+
+# What a bot does on each kind of event it follows (KempsBot._observe): one method a kind, looked
+# up by the event's class rather than asked of a chain of isinstance tests. These are KempsBot's
+# own methods: a subclass changes what it does on an event by overriding _observe.
+_SEE: Final[dict[type, Callable[[KempsBot, Any, float], list[Plan]]]] = {
+    Swapped: KempsBot._saw_swapped,
+    Gestured: KempsBot._saw_gestured,
+    Swept: KempsBot._saw_swept,
+    StallProposed: KempsBot._saw_stall_proposed,
+    Objected: KempsBot._saw_objected,
+    StallResumed: KempsBot._saw_stall_resumed,
+    StallCancelled: KempsBot._saw_stall_cancelled,
+    Grabbed: KempsBot._saw_grabbed,
+    Discarded: KempsBot._saw_discarded,
+    HoldExpired: KempsBot._saw_hold_expired,
+    PlayOpened: KempsBot._saw_play_opened,
+    HandDealt: KempsBot._saw_hand_dealt,
+    Called: KempsBot._saw_called,
+    Revealed: KempsBot._saw_revealed,
+    CallJudged: KempsBot._saw_call_judged,
+    CallVoid: KempsBot._saw_call_void,
+    SignalsAgreed: KempsBot._saw_signals_agreed,
+    HandEnded: KempsBot._saw_hand_ended,
+    MatchEnded: KempsBot._saw_match_ended,
+}

@@ -99,6 +99,9 @@ class Watcher:
         self.favourites: list[str | None] = [None] * self.n
         self.swept: dict[str, int] = {}
         self.gests: list[tuple[float, int, str]] = []
+        # per (pair, gesture): when a player of the pair first made it this hand (``gests``'s
+        # earliest such entry, kept so that "made before" needs no scan)
+        self.first_made: dict[tuple[int, str], float] = {}
         self.moves: list[tuple[float, int]] = []  # attention: gestures we did not see (when, who)
         self.last_swap: list[float | None] = [None] * self.n
         self.last_took_rank: list[str | None] = [None] * self.n
@@ -133,14 +136,19 @@ class Watcher:
         opponent = p != self.pair
         for c in took:
             held.append(c)
-            self._count_held(seat, c.rank, 1)
-            counts[c.rank] = counts.get(c.rank, 0) + 1
+            rank = c.rank
+            self._count_held(seat, rank, 1)
+            k = counts[rank] = counts.get(rank, 0) + 1
             if opponent:
-                self.took_by_opponents[c.rank] = self.took_by_opponents.get(c.rank, 0) + 1
+                self.took_by_opponents[rank] = self.took_by_opponents.get(rank, 0) + 1
+            # Takes only grow: the favourite (most taken, of equals the first in text order)
+            # changes only to a rank that has just drawn level or gone ahead.
+            fav = self.favourites[seat]
+            best = counts[fav] if fav is not None else 0
+            if k > best or (k == best and fav is not None and rank < fav):
+                self.favourites[seat] = rank
         if took:
             self.last_took_rank[seat] = took[-1].rank
-            best = max(counts.values())
-            self.favourites[seat] = min(r for r, k in counts.items() if k == best)
         self.last_swap[seat] = t
         self.sweeps_at_swap[seat] = self.sweeps
 
@@ -196,6 +204,8 @@ class Watcher:
             self.gests.append((t, seat, gesture))
         self.table_gestures[gesture] = self.table_gestures.get(gesture, 0) + 1
         p = seat % self.pairs
+        if t < self.first_made.get((p, gesture), float("inf")):
+            self.first_made[(p, gesture)] = t
         if p != self.pair:
             self.gestures_seen[p] += 1
 
@@ -311,6 +321,10 @@ class Watcher:
             q = self.quiet[p]
             q[g] = q.get(g, 0) + 1
 
+    def made_before(self, pair: int, gesture: str, t: float) -> bool:
+        """Whether a player of ``pair`` made ``gesture`` this hand before ``t``."""
+        return self.first_made.get((pair, gesture), t) < t
+
     def looks_lr(self, looking_at_partner: bool) -> float:
         """Odds factor from where the gesturer looks (``attention`` tables): S0 "A player who has
         just made four of a kind stops swapping, sits a little stiller and looks at their
@@ -334,23 +348,16 @@ class Watcher:
             return self._full_belief(seat, gesture, now, hand, middle, looking_at_partner)
         if self.level.inference == "naive":
             if idents and self.hand_no - idents[-1][0] <= 2 and gesture in idents[-1][1]:
-                for t, s, g in self.gests:
-                    if t >= now - QUIET_S:
-                        break
-                    if g == gesture and s % self.pairs == p:
-                        return 0.0  # made before this hand with no call after it: not live
+                if self.made_before(p, gesture, now - QUIET_S):
+                    return 0.0  # made before this hand with no call after it: not live
                 return 1.0
             return 0.0
         a, b = self.keep[p]
         c = (idents[-1][1].get(gesture, 0.0) * a / (a + b)) if idents else 0.0
         share = (self.signals_seen[p] + 0.5) / (self.gestures_seen[p] + 2.0)
         prob = c + (1.0 - c) * share
-        for t, s, g in self.gests:
-            if t >= now - QUIET_S:
-                break
-            if g == gesture and s % self.pairs == p:
-                prob *= 0.15  # made earlier this hand with no call after it: not live now
-                break
+        if self.made_before(p, gesture, now - QUIET_S):
+            prob *= 0.15  # made earlier this hand with no call after it: not live now
         prob *= (self.signals_seen[p] + 1.0) / (self.signals_seen[p] + 1.0
                                                  + self.wrong_stops_on[p])
         return prob
@@ -373,12 +380,8 @@ class Watcher:
             share = (self.signals_seen[p] + 0.1) / (self.gestures_seen[p] + 2.0)
             pi = max(pi, share * idents[-1][1].get(gesture, 0.0))
         pi *= QUIET_FACTOR ** self.quiet[p].get(gesture, 0)
-        for t, s, g in self.gests:
-            if t >= now - QUIET_S:
-                break
-            if g == gesture and s % self.pairs == p:
-                pi *= 0.15  # made earlier this hand with no call after it: not live now
-                break
+        if self.made_before(p, gesture, now - QUIET_S):
+            pi *= 0.15  # made earlier this hand with no call after it: not live now
         r0, f0 = FAKE_PRIOR
         prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)
         lr = self._moment(seat, now, hand, middle) * self.looks_lr(looking_at_partner)
