@@ -158,6 +158,10 @@ class KempsBot(FollowsCards):
         self._target_key: tuple[object, ...] = ()
         self._throw_key: tuple[object, ...] = ()
         self._throw: list[Card] = []
+        # _best_swap's cards wanted from the middle and throw order, for the rank choice's key
+        # (the very object) they were found with.
+        self._swap_for: tuple[object, ...] | None = None
+        self._swap_cards: tuple[list[Card], list[Card]] = ([], [])
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
@@ -210,14 +214,16 @@ class KempsBot(FollowsCards):
         plans: list[Plan] = []
         changed = looked = False
         for e in events:
-            plans += self._observe(e, now)
+            seen = self._observe(e, now)
+            if seen:
+                plans += seen
             cls = e.__class__
             if cls is Looked or cls is Moved:
                 looked = True  # a look or a movement: only the eyes and the signal rethink
             elif not (cls is Gestured and e.seat != self.seat):  # type: ignore[union-attr]
                 changed = True
         if changed:
-            return plans + self._decide(now)
+            return plans + self._decide(now) if plans else self._decide(now)
         return plans + self._on_looks(now) if looked else plans
 
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
@@ -316,8 +322,7 @@ class KempsBot(FollowsCards):
         self.watch.swept_away(e.swept)
         self.stall_pending = self.agreed_stall = self.objected = False
         self.planned_stall = self.planned_object = False
-        if self.target is not None and not any(
-                c is not None and c.rank == self.target for c in self.cards.middle):
+        if self.target is not None and not self._middle_has(self.target):
             self.sweeps_without += 1
         return []
 
@@ -567,12 +572,12 @@ class KempsBot(FollowsCards):
                     self.sitting_still = True
                     plans += [Plan(0.0, None, "gesture"), Plan(0.0, None, "table")]
                 self.planned_noise = self.planned_stall = True
-                return plans + self._eyes_plans(now)
+                return plans + self._eyes_plans(now) if self.eyes.on else plans
             if not self.planned_noise:
                 plans += self._noise()
             if not self.planned_stall:
                 plans += self._stall()
-            return plans + self._eyes_plans(now)
+            return plans + self._eyes_plans(now) if self.eyes.on else plans
         swap = self._best_swap()
         if swap is not None:
             if swap != self.planned_swap:
@@ -597,7 +602,7 @@ class KempsBot(FollowsCards):
             plans += self._fake(now)
         if not self.planned_noise:
             plans += self._noise()
-        return plans + self._eyes_plans(now)
+        return plans + self._eyes_plans(now) if self.eyes.on else plans
 
     def _huddle(self) -> list[Plan]:
         if self.agreed_for == self.hand_no:
@@ -691,7 +696,7 @@ class KempsBot(FollowsCards):
                 self.resignal_at = None
                 self.signalled_at = None
                 plans += self._signal(now)
-        return plans + self._eyes_plans(now)
+        return plans + self._eyes_plans(now) if self.eyes.on else plans
 
     def _glance(self, seat: int, now: float) -> list[Plan]:
         """``seat`` moved and we did not see which gesture: glance at it (within the gesture's
@@ -804,10 +809,10 @@ class KempsBot(FollowsCards):
         key = (self._hand_key, tuple(middle), self.target, self.sweeps_without, w.version)
         if key == self._target_key:
             return self.target  # nothing it depends on has changed since the last answer
-        middle_counts: dict[str, int] = {}
+        reach = counts.copy()  # per rank: held, plus (below) lying in the middle
         for c in middle:
             if c is not None:
-                middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
+                reach[c.rank] = reach.get(c.rank, 0) + 1
         best_rank: str | None = None
         best_score = -1e9
         dead = w.dead_ranks
@@ -815,14 +820,14 @@ class KempsBot(FollowsCards):
         partner_took = w.took[self.partner]
         given_up = self.given_up
         target = self.target
-        for rank in sorted(counts.keys() | middle_counts.keys()):
+        for rank in sorted(reach):
             if rank in dead:
                 continue
             have = counts.get(rank, 0)
-            reach = have + middle_counts.get(rank, 0)
+            k = reach[rank]
             # The others' takes (Watcher.interest) count against a rank, an opponent's 1.5 and
             # the partner's 1.0; every term is a small multiple of 0.5, so the sums are exact.
-            score = (10.0 * (reach if reach < 4 else 4) + 2.0 * have
+            score = (10.0 * (k if k < 4 else 4) + 2.0 * have
                      - (1.5 * opponents_took.get(rank, 0) + partner_took.get(rank, 0)))
             if rank == target:
                 # S0: "if the rank you want has not shown in the middle after two sweeps, it is
@@ -854,17 +859,21 @@ class KempsBot(FollowsCards):
         if key == self._throw_key:
             return self._throw
         lv = self.level
-        partner_rank = w.favourite(self.partner) if lv.helps_partner else None
-
-        def key_of(c: Card) -> tuple[float, ...]:
-            if not lv.counting:
-                return (counts[c.rank], c.index)
-            opp = w.opponents_interest(c.rank)
-            dead = 0 if w.useless(c.rank, counts[c.rank] - 1) else 1
-            mine = 0 if c.rank == partner_rank else 1
-            return (mine, dead, opp if lv.helps_partner else 0, counts[c.rank], c.index)
-
-        self._throw = sorted((c for c in self.cards.hand if c.rank != target), key=key_of)
+        hand = [c for c in self.cards.hand if c.rank != target]
+        if not lv.counting:
+            self._throw = sorted(hand, key=lambda c: (counts[c.rank], c.index))
+        else:
+            # Per rank (the same for all its cards): not the partner's rank first, then one
+            # that helps nobody (useless), then (helps_partner) the least taken by opponents,
+            # then the fewest held; of equals, the lowest card index.
+            partner_rank = w.favourite(self.partner) if lv.helps_partner else None
+            order: dict[str, tuple[int, int, int, int]] = {}
+            for rank, k in counts.items():
+                if rank != target:
+                    order[rank] = (0 if rank == partner_rank else 1,
+                                   0 if w.useless(rank, k - 1) else 1,
+                                   w.opponents_interest(rank) if lv.helps_partner else 0, k)
+            self._throw = sorted(hand, key=lambda c: (order[c.rank], c.index))
         self._throw_key = key
         return self._throw
 
@@ -872,8 +881,14 @@ class KempsBot(FollowsCards):
         target = self._pick_target()
         if target is None:
             return None
-        wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
-        throw = self._throw_order(target)
+        if self.level.counting and self._swap_for is self._target_key:
+            # The rank choice found nothing changed (the same key object): nor have these.
+            wanted, throw = self._swap_cards
+        else:
+            wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
+            throw = self._throw_order(target)
+            self._swap_cards = (wanted, throw)
+            self._swap_for = self._target_key
         if not throw:
             return None
         if not wanted:
@@ -937,7 +952,14 @@ class KempsBot(FollowsCards):
     def _wanted_in_middle(self) -> bool:
         if self.target is None or self._four():
             return False
-        return any(c is not None and c.rank == self.target for c in self.cards.middle)
+        return self._middle_has(self.target)
+
+    def _middle_has(self, rank: str) -> bool:
+        """Whether a card of ``rank`` lies face up in the middle."""
+        for c in self.cards.middle:  # noqa: SIM110 - a loop: any() makes a generator each call
+            if c is not None and c.rank == rank:
+                return True
+        return False
 
     def _release(self) -> list[Plan]:
         """We objected and lost the card: take something so the countdown can go on (S4)."""
@@ -962,8 +984,7 @@ class KempsBot(FollowsCards):
             return []
         partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
         scale = self.level.stall_factor
-        if partner_rank is not None and any(
-                c is not None and c.rank == partner_rank for c in self.cards.middle):
+        if partner_rank is not None and self._middle_has(partner_rank):
             scale *= 2.0  # give the partner time to take it
         self.planned_stall = True
         return [Plan(self._react(scale), ProposeStall(self.seat), "table")]

@@ -221,9 +221,14 @@ class Watcher:
         taken by somebody else and not given back)."""
         k = self.swept.get(rank, 0) + self.held_by_others.get(rank, 0)
         if seat != self.seat:
-            k += sum(1 for c in hand if c.rank == rank)
+            for c in hand:
+                if c.rank == rank:
+                    k += 1
             k -= self.held_ranks[seat].get(rank, 0)
-        return k + sum(1 for c in middle if c is not None and c.rank == rank)
+        for m in middle:
+            if m is not None and m.rank == rank:
+                k += 1
+        return k
 
     def dead(self, rank: str, hand: Sequence[Card], middle: Sequence[Card | None]) -> bool:
         """True when nobody can hold four of ``rank`` with us: too many are swept or held."""
