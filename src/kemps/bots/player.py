@@ -866,14 +866,20 @@ class KempsBot(FollowsCards):
             # Per rank (the same for all its cards): not the partner's rank first, then one
             # that helps nobody (useless), then (helps_partner) the least taken by opponents,
             # then the fewest held; of equals, the lowest card index.
-            partner_rank = w.favourite(self.partner) if lv.helps_partner else None
+            helps = lv.helps_partner
+            partner_rank = w.favourite(self.partner) if helps else None
+            opponents_took = w.took_by_opponents
+            useless = w.useless
             order: dict[str, tuple[int, int, int, int]] = {}
             for rank, k in counts.items():
                 if rank != target:
                     order[rank] = (0 if rank == partner_rank else 1,
-                                   0 if w.useless(rank, k - 1) else 1,
-                                   w.opponents_interest(rank) if lv.helps_partner else 0, k)
-            self._throw = sorted(hand, key=lambda c: (order[c.rank], c.index))
+                                   0 if useless(rank, k - 1) else 1,
+                                   opponents_took.get(rank, 0) if helps else 0, k)
+            if len(hand) < 2:
+                self._throw = hand
+            else:
+                self._throw = sorted(hand, key=lambda c: (order[c.rank], c.index))
         self._throw_key = key
         return self._throw
 
