@@ -105,10 +105,9 @@ def check(bot: KempsBot) -> int:
     assert bot._counts() == Counter(c.rank for c in bot.hand)
     now = (tuple(bot.hand), tuple(bot.middle), bot.target, bot.sweeps_without, w.version)
     if bot._swap_for is bot._target_key and bot._target_key == now and bot.target is not None:
-        # The next swap choice will reuse these: they must be what it would find afresh.
-        wanted, throw = bot._swap_cards
-        assert wanted == [c for c in bot.middle if c is not None and c.rank == bot.target]
-        assert throw == _throw_order(bot, bot.target)
+        # The next swap choice will reuse this: it must be what it would find afresh.
+        assert bot._swap_wanted == [c for c in bot.middle
+                                    if c is not None and c.rank == bot.target]
     if bot.hand:
         for target in {c.rank for c in bot.hand} | {bot.target or ""}:
             assert bot._throw_order(target) == _throw_order(bot, target)

@@ -158,10 +158,10 @@ class KempsBot(FollowsCards):
         self._target_key: tuple[object, ...] = ()
         self._throw_key: tuple[object, ...] = ()
         self._throw: list[Card] = []
-        # _best_swap's cards wanted from the middle and throw order, for the rank choice's key
-        # (the very object) they were found with.
+        # _best_swap's cards wanted from the middle, for the rank choice's key (the very
+        # object) they were found with.
         self._swap_for: tuple[object, ...] | None = None
-        self._swap_cards: tuple[list[Card], list[Card]] = ([], [])
+        self._swap_wanted: list[Card] = []
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
@@ -888,23 +888,25 @@ class KempsBot(FollowsCards):
         if target is None:
             return None
         if self.level.counting and self._swap_for is self._target_key:
-            # The rank choice found nothing changed (the same key object): nor have these.
-            wanted, throw = self._swap_cards
+            # The rank choice found nothing changed (the same key object): nor has this.
+            wanted = self._swap_wanted
         else:
             wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
-            throw = self._throw_order(target)
-            self._swap_cards = (wanted, throw)
+            self._swap_wanted = wanted
             self._swap_for = self._target_key
-        if not throw:
-            return None
+        if self._counts().get(target, 0) >= len(self.cards.hand):
+            return None  # nothing to throw: every card is of the rank collected
+        # The throw order is asked only when a card goes (most of the time nothing is wanted).
         if not wanted:
             w = self.watch
             idle = w.sweeps - w.sweeps_at_swap[self.seat]
             if idle >= STUCK_SWEEPS:
-                return self._unstick(target, throw, give_up=idle >= 2 * STUCK_SWEEPS)
+                return self._unstick(target, self._throw_order(target),
+                                     give_up=idle >= 2 * STUCK_SWEEPS)
             if self.level.decoy_swaps and self.rng.random() < self.level.decoy_swaps / 8:
-                return self._decoy_swap(target, throw)
+                return self._decoy_swap(target, self._throw_order(target))
             return None
+        throw = self._throw_order(target)
         k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
         return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
 
