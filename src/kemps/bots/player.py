@@ -465,7 +465,8 @@ class KempsBot(FollowsCards):
             return []
         looking = self.level.reads_looks and self.eyes.on and self.eyes.watching(
             e.seat, (e.seat + self.pairs) % self.n)
-        belief = self.watch.belief(e.seat, e.gesture, now, self.cards.hand, self.cards.middle, looking)
+        belief = self.watch.belief(e.seat, e.gesture, now, self.cards.hand, self.cards.middle,
+                                   looking)
         # The level's threshold is a floor of the stakes' one: the cheap test first.
         if belief < lv.stop_threshold or belief < self._stop_threshold(e.seat % self.pairs):
             return []

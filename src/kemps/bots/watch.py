@@ -371,6 +371,11 @@ class Watcher:
                      middle: Sequence[Card | None], looking_at_partner: bool = False) -> float:
         """``full``: P(the gesture is the pair's live signal) x P(a live signal of this pair is
         real, not a fake), in odds times the moment's evidence (:meth:`_moment`)."""
+        # The moment first: when the cards say the player cannot hold four, nothing else counts.
+        lr = self._moment(seat, now, hand, middle)
+        if lr <= 0.0:
+            return 0.0
+        lr *= self.looks_lr(looking_at_partner)
         p = seat % self.pairs
         idents = self.idents[p]
         if idents:
@@ -389,9 +394,6 @@ class Watcher:
             pi *= 0.15  # made earlier this hand with no call after it: not live now
         r0, f0 = FAKE_PRIOR
         prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)
-        lr = self._moment(seat, now, hand, middle) * self.looks_lr(looking_at_partner)
-        if lr <= 0.0:
-            return 0.0
         prob = min(prob, 0.999)
         return _odds_to_p(prob / (1.0 - prob) * lr)
 
@@ -409,7 +411,10 @@ class Watcher:
                 return 0.0
             lr = TOOK_LR[min(len(held), 4)]
         else:
-            if all(self.known_elsewhere(r, seat, hand, middle) > limit for r in RANKS):
+            for r in RANKS:  # some rank it may still hold four of?
+                if self.known_elsewhere(r, seat, hand, middle) <= limit:
+                    break
+            else:
                 return 0.0
             lr = 1.0
         last = self.last_swap[seat]
