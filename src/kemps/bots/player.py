@@ -162,6 +162,7 @@ class KempsBot(FollowsCards):
         # object) they were found with.
         self._swap_for: tuple[object, ...] | None = None
         self._swap_wanted: list[Card] = []
+        self._target_in_middle: tuple[tuple[object, ...] | None, bool] = (None, True)
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
@@ -599,8 +600,8 @@ class KempsBot(FollowsCards):
                 and self.rules.sweep == "any_player_unless_objection" and self._wanted_in_middle()):
             self.planned_object = True
             plans.append(Plan(self._react(0.7), Object(self.seat), "table"))
-        if self.level.fakes and not self.faked:
-            plans += self._fake(now)
+        if self.level.fakes and not self.faked and self.burnt:
+            plans += self._fake(now)  # (it needs a burnt old signal: the cheap test here)
         if not self.planned_noise:
             plans += self._noise()
         return plans + self._eyes_plans(now) if self.eyes.on else plans
@@ -848,6 +849,9 @@ class KempsBot(FollowsCards):
             self.target = best_rank
             self.sweeps_without = 0
         self._target_key = (key[0], key[1], self.target, self.sweeps_without, w.version)
+        # Whether the middle holds the rank now collected (the swap's wanted cards), for this key.
+        self._target_in_middle = (self._target_key,
+                                  reach.get(best_rank, 0) > counts.get(best_rank, 0))
         return self.target
 
     def _throw_order(self, target: str) -> list[Card]:
@@ -892,10 +896,14 @@ class KempsBot(FollowsCards):
             # The rank choice found nothing changed (the same key object): nor has this.
             wanted = self._swap_wanted
         else:
-            wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
+            for_key, in_middle = self._target_in_middle
+            if for_key is self._target_key and not in_middle:
+                wanted = []
+            else:
+                wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
             self._swap_wanted = wanted
             self._swap_for = self._target_key
-        if self._counts().get(target, 0) >= len(self.cards.hand):
+        if self._hand_counts.get(target, 0) >= len(self.cards.hand):  # (counted just now)
             return None  # nothing to throw: every card is of the rank collected
         # The throw order is asked only when a card goes (most of the time nothing is wanted).
         if not wanted:
