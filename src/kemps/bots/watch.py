@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Final
 
 from kemps.bots.strength import Level
@@ -36,6 +37,9 @@ FAKE_PRIOR: Final = (1.5, 0.5)  # ``full``: (real, fake) pseudo-counts of a pair
 SWAPPED_AFTER_S: Final = 8.0  # a signal followed by a swap this soon, with no call: a fake
 STILL_LR: Final = 3.0  # passed over a card of its own rank in a fresh middle: stopped swapping
 LOOKING_LR: Final = 1.8  # attention: the gesturer looks at its partner (S0 "looks at their partner")
+
+
+_when: Final = itemgetter(0)  # a gesture's time, in ``Watcher.gests``
 
 
 def _odds_to_p(odds: float) -> float:
@@ -268,16 +272,22 @@ class Watcher:
             if on_pair != self.pair:
                 # Called on, and wrong: the gestures just before it were fakes or idle.
                 read = self.identified(on_pair)
-                for t, s, g in self.gests:
-                    if (s % self.pairs == on_pair and call_t - IDENTIFY_S <= t <= call_t
-                            and read.get(g, 0.0) >= 0.5 and t not in self.faked):
+                for t, s, g in self._made_between(call_t - IDENTIFY_S, call_t):
+                    if (s % self.pairs == on_pair and read.get(g, 0.0) >= 0.5
+                            and t not in self.faked):
                         self.faked.add(t)
                         self.fakes[on_pair] += 1.0
 
+    def _made_between(self, lo: float, hi: float) -> list[tuple[float, int, str]]:
+        """The hand's gestures made from ``lo`` to ``hi`` (both included), in time order."""
+        gests = self.gests
+        return gests[bisect.bisect_left(gests, lo, key=_when):
+                     bisect.bisect_right(gests, hi, key=_when)]
+
     def _identify(self, shown: int, call_t: float) -> None:
         p = shown % self.pairs
-        before = [(t, g) for t, s, g in self.gests if s == shown and call_t - IDENTIFY_S <= t
-                  <= call_t]
+        before = [(t, g) for t, s, g in self._made_between(call_t - IDENTIFY_S, call_t)
+                  if s == shown]
         if not before:
             return
         weights: dict[str, float] = {}
