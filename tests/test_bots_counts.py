@@ -2,11 +2,12 @@
 it counts").
 
 :class:`~kemps.bots.watch.Watcher` keeps held cards per rank, the dead ranks, the most one other
-seat holds, the opponents' takes, each seat's favourite and when each pair first made each gesture;
-:class:`~kemps.bots.player.KempsBot` keeps its hand's per-rank counts and its throw order. Over
-whole matches (every counting level, one and two decks, grab-then-discard, attention tables), after
-every batch of events each bot sees, each is checked against a recount from the watcher's plain
-lists (``held``, ``took``, ``swept``, ``gests``) and the bot's cards, written as the code before.
+seat holds, the opponents' takes, each seat's favourite and when each pair first made each
+gesture; :class:`~kemps.bots.player.KempsBot` keeps its hand's per-rank counts, its throw order
+and the cards its next swap wants. Over whole matches (every counting level, one and two decks,
+grab-then-discard, attention tables), after every batch of events each bot sees, each is checked
+against a recount from the watcher's plain lists (``held``, ``took``, ``swept``, ``gests``) and
+the bot's cards, written as the code before.
 """
 
 from __future__ import annotations
