@@ -117,13 +117,15 @@ class Watcher:
         self.passed_over[seat] = False
         self.version += 1
         p = seat % self.pairs
-        if p != self.pair and self.level.inference == "full":
+        opponent = p != self.pair
+        idents = self.idents[p]
+        if opponent and idents and self.level.inference == "full":
             # A live signal given, no call after it, and the giver goes on swapping: a fake.
-            read = self.identified(p)
+            read = idents[-1][1]  # (identified)
             gests = self.gests
             # ``gests`` is in time order: from the newest back to SWAPPED_AFTER_S before ``t``
             # (each time counts once, whichever of its gestures marks it).
-            for i in range(len(gests) - 1 if read else -1, -1, -1):
+            for i in range(len(gests) - 1, -1, -1):
                 gt, gs, g = gests[i]
                 if t - gt > SWAPPED_AFTER_S:
                     break
@@ -132,12 +134,12 @@ class Watcher:
                     self.faked.add(gt)
                     self.fakes[p] += 1.0
         held = self.held[seat]
-        for c in gave:
-            if c in held:
-                held.remove(c)
-                self._count_held(seat, c.rank, -1)
+        if held:  # (a card given back that was taken this hand)
+            for c in gave:
+                if c in held:
+                    held.remove(c)
+                    self._count_held(seat, c.rank, -1)
         counts = self.took[seat]
-        opponent = p != self.pair
         for c in took:
             held.append(c)
             rank = c.rank
@@ -191,8 +193,7 @@ class Watcher:
         self.version += 1
         # Whoever collects a rank that was in the middle and did not take it passed it over.
         ranks = {c.rank for c in cards}
-        for s in range(self.n):
-            fav = self.favourite(s)
+        for s, fav in enumerate(self.favourites):
             if s != self.seat and fav is not None and fav in ranks:
                 self.passed_over[s] = True
         for c in cards:
