@@ -29,7 +29,9 @@ match seed), so a match replays exactly.
 from __future__ import annotations
 
 import random
-from typing import Final
+from collections.abc import Callable
+from itertools import accumulate
+from typing import Any, Final
 
 from kemps.actions import (
     Action,
@@ -125,6 +127,12 @@ class KempsBot(FollowsCards):
         self.decoys_used: dict[str, int] = {}
         self.change_signal = False
         self.agreed_for = -1
+        self._idle_for: tuple[str, ...] | None = None  # the signals _idle's choices leave out
+        self._idle_options: list[str] = []
+        self._idle_cum: list[float] = []
+        self._stop_calls: dict[int, Call | None] = {}  # per signaller (see _stop_call)
+        self._hand_key: tuple[Card, ...] = ()  # the hand ``_hand_counts`` counts (see _counts)
+        self._hand_counts: dict[str, int] = {}
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -148,6 +156,13 @@ class KempsBot(FollowsCards):
         self.shown_four: list[int] = []
         self.last_belief = 0.0
         self._target_key: tuple[object, ...] = ()
+        self._throw_key: tuple[object, ...] = ()
+        self._throw: list[Card] = []
+        # _best_swap's cards wanted from the middle, for the rank choice's key (the very
+        # object) they were found with.
+        self._swap_for: tuple[object, ...] | None = None
+        self._swap_wanted: list[Card] = []
+        self._target_in_middle: tuple[tuple[object, ...] | None, bool] = (None, True)
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
@@ -160,13 +175,20 @@ class KempsBot(FollowsCards):
         return max(HUMAN_MIN_S, scale * self.rng.uniform(lo, hi))
 
     def _counts(self) -> dict[str, int]:
+        """The hand's cards per rank. Kept until the hand changes (``_hand_key``, the hand as a
+        tuple, is set alongside): callers must not change the dict."""
+        hand = tuple(self.cards.hand)
+        if hand == self._hand_key:
+            return self._hand_counts
         counts: dict[str, int] = {}
-        for c in self.hand:
+        for c in hand:
             counts[c.rank] = counts.get(c.rank, 0) + 1
+        self._hand_key = hand
+        self._hand_counts = counts
         return counts
 
     def _four(self) -> bool:
-        h = self.hand
+        h = self.cards.hand
         return len(h) == 4 and h[0].rank == h[1].rank == h[2].rank == h[3].rank
 
     def _in_play(self) -> bool:
@@ -193,14 +215,16 @@ class KempsBot(FollowsCards):
         plans: list[Plan] = []
         changed = looked = False
         for e in events:
-            plans += self._observe(e, now)
+            seen = self._observe(e, now)
+            if seen:
+                plans += seen
             cls = e.__class__
             if cls is Looked or cls is Moved:
                 looked = True  # a look or a movement: only the eyes and the signal rethink
             elif not (cls is Gestured and e.seat != self.seat):  # type: ignore[union-attr]
                 changed = True
         if changed:
-            return plans + self._decide(now)
+            return plans + self._decide(now) if plans else self._decide(now)
         return plans + self._on_looks(now) if looked else plans
 
     def on_rejected(self, action: Action, error: Rejected, now: float) -> list[Plan]:
@@ -227,28 +251,29 @@ class KempsBot(FollowsCards):
         """The driver's stuck-hand guard (:mod:`kemps.sim`): the hand has gone on for minutes
         with no call. Give the signal again if we hold four; otherwise drop the rank we
         collect and swap a random card of ours for a random card of the middle."""
-        if not self._in_play() or not self.hand:
+        if not self._in_play() or not self.cards.hand:
             return []
         if self._four():
             if self.signals:
                 return [Plan(self._react(), GestureAction(self.seat, self.signals[0]), "signal")]
             return []
-        take = [c for c in self.middle if c is not None]
+        take = [c for c in self.cards.middle if c is not None]
         if not take:
             return []
         self.target = None
         self.sweeps_without = 0
-        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.hand),))
+        swap = Swap(self.seat, (self.rng.choice(take),), (self.rng.choice(self.cards.hand),))
         self.planned_swap = swap
         return [Plan(self._react(), swap, "cards")]
 
     # -- following the table -------------------------------------------------------------------
     def _observe(self, e: Event, now: float) -> list[Plan]:
-        w = self.watch
-        if isinstance(e, HandDealt):
+        cls = e.__class__
+        if cls is HandDealt:
             self._reset_hand()
         self.cards.follow(e)
         if self.eyes.on:
+            w = self.watch
             self.eyes.follow(e)
             if isinstance(e, Moved):
                 w.moved(e.seat, e.t)
@@ -260,113 +285,150 @@ class KempsBot(FollowsCards):
                 return self._on_gesture(seen, now)
             if isinstance(e, Looked):
                 return []
-        if isinstance(e, Swapped):
-            w.swapped(e.seat, e.took, e.gave, e.t)
-            if e.seat == self.seat:
-                self.planned_swap = None
-                self.objected = False
-                if (self.level.swap_gestures and not self._four()
-                        and self.rng.random() < self.level.swap_gestures):
-                    # An idle gesture where a signal would come: the signal's timing hides.
-                    self.planned_noise = True
-                    return [Plan(self._react(0.8), GestureAction(self.seat, self._idle()),
-                                 "gesture")]
-        elif isinstance(e, Gestured):
-            w.gestured(e.seat, e.gesture, e.t)
-            if e.seat == self.seat:
-                if e.gesture in self.signals:
-                    # Our own signal: give it again if the partner has not called by then.
-                    if self._four() and self._in_play():
-                        delay = self.rng.uniform(*RESIGNAL_S)
-                        if self._careful():
-                            # ... when the moment is right again (see _signal).
-                            self.signal_at = None
-                            self.resignal_at = e.t + delay
-                            return []
-                        return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
-                    return []
-                self.planned_noise = False
-                return []
-            return self._on_gesture(e, now)
-        elif isinstance(e, Swept):
-            w.swept_away(e.swept)
-            self.stall_pending = self.agreed_stall = self.objected = False
-            self.planned_stall = self.planned_object = False
-            if self.target is not None and not any(
-                    c is not None and c.rank == self.target for c in self.middle):
-                self.sweeps_without += 1
-        elif isinstance(e, StallProposed):
-            if e.deadline is None:  # all_agree: count ours
-                if e.seat == self.seat:
-                    self.agreed_stall = True
-                    self.planned_stall = False
-            else:
-                self.stall_pending = True
-                if e.seat == self.seat:
-                    self.planned_stall = False
-                elif self.planned_stall:
-                    self.planned_stall = False
-                    return [Plan(0.0, None, "table")]
-        elif isinstance(e, Objected):
-            if e.seat == self.seat:
-                self.objected = True
-                self.planned_object = False
-        elif isinstance(e, StallResumed):
-            self.stall_pending = True
-        elif isinstance(e, StallCancelled):
-            self.agreed_stall = False
-        elif isinstance(e, Grabbed):
-            w.swapped(e.seat, e.took, (), e.t)
-            self.holding.add(e.seat)
-            if e.seat == self.seat:
-                self.planned_swap = None
-                self.grabbed = e.took
-        elif isinstance(e, Discarded):
-            w.swapped(e.seat, (), e.gave, e.t)
-            self.holding.discard(e.seat)
-            if e.seat == self.seat:
-                self.planned_discard = False
-                self.grabbed = ()
-        elif isinstance(e, HoldExpired):
-            w.returned(e.seat, e.returned)
-            self.holding.discard(e.seat)
-            if e.seat == self.seat:
-                self.planned_discard = False
-                self.grabbed = ()
-        elif isinstance(e, PlayOpened):
-            self.phase = "play"
-        elif isinstance(e, HandDealt):
-            self.phase = "dealt"
-            self.dealer = e.dealer
-            self.hand_no = e.hand_no
-            w.new_hand(e.hand_no)
-        elif isinstance(e, Called):
-            self.last_call = e
-            self.shown_four = []
-        elif isinstance(e, Revealed):
-            if e.full and len(e.cards) >= 4 and len({c.rank for c in e.cards}) == 1:
-                self.shown_four.append(e.seat)
-        elif isinstance(e, CallJudged):
-            self._judged(e)
-            if e.seat == self.seat and self.planned_call == "double_stop":
-                self.planned_call = None
-        elif isinstance(e, CallVoid):
-            if e.seat == self.seat and self.planned_call == "double_stop":
-                self.planned_call = None  # the pair was holding a grabbed card: nothing happened
-        elif isinstance(e, SignalsAgreed):
-            self.signals = e.signals
-            self.change_signal = False
-            if e.seat != self.seat and not self.leader:
-                return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
-        elif isinstance(e, HandEnded):
-            self.phase = "huddle"
-            self.planned_call = None
+        see = _SEE.get(cls)  # one method a kind of event (below), found at once
+        return see(self, e, now) if see is not None else []
+
+    def _saw_swapped(self, e: Swapped, now: float) -> list[Plan]:
+        self.watch.swapped(e.seat, e.took, e.gave, e.t)
+        if e.seat == self.seat:
             self.planned_swap = None
+            self.objected = False
+            if (self.level.swap_gestures and not self._four()
+                    and self.rng.random() < self.level.swap_gestures):
+                # An idle gesture where a signal would come: the signal's timing hides.
+                self.planned_noise = True
+                return [Plan(self._react(0.8), GestureAction(self.seat, self._idle()),
+                             "gesture")]
+        return []
+
+    def _saw_gestured(self, e: Gestured, now: float) -> list[Plan]:
+        self.watch.gestured(e.seat, e.gesture, e.t)
+        if e.seat == self.seat:
+            if e.gesture in self.signals:
+                # Our own signal: give it again if the partner has not called by then.
+                if self._four() and self._in_play():
+                    delay = self.rng.uniform(*RESIGNAL_S)
+                    if self._careful():
+                        # ... when the moment is right again (see _signal).
+                        self.signal_at = None
+                        self.resignal_at = e.t + delay
+                        return []
+                    return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
+                return []
             self.planned_noise = False
-            return [Plan(0.0, None, "cards"), Plan(0.0, None, "gesture"),
-                    Plan(0.0, None, "call"), Plan(0.0, None, "signal")]
-        elif isinstance(e, MatchEnded):
-            self.phase = "over"
+            return []
+        return self._on_gesture(e, now)
+
+    def _saw_swept(self, e: Swept, now: float) -> list[Plan]:
+        self.watch.swept_away(e.swept)
+        self.stall_pending = self.agreed_stall = self.objected = False
+        self.planned_stall = self.planned_object = False
+        if self.target is not None and not self._middle_has(self.target):
+            self.sweeps_without += 1
+        return []
+
+    def _saw_stall_proposed(self, e: StallProposed, now: float) -> list[Plan]:
+        if e.deadline is None:  # all_agree: count ours
+            if e.seat == self.seat:
+                self.agreed_stall = True
+                self.planned_stall = False
+        else:
+            self.stall_pending = True
+            if e.seat == self.seat:
+                self.planned_stall = False
+            elif self.planned_stall:
+                self.planned_stall = False
+                return [Plan(0.0, None, "table")]
+        return []
+
+    def _saw_objected(self, e: Objected, now: float) -> list[Plan]:
+        if e.seat == self.seat:
+            self.objected = True
+            self.planned_object = False
+        return []
+
+    def _saw_stall_resumed(self, e: StallResumed, now: float) -> list[Plan]:
+        self.stall_pending = True
+        return []
+
+    def _saw_stall_cancelled(self, e: StallCancelled, now: float) -> list[Plan]:
+        self.agreed_stall = False
+        return []
+
+    def _saw_grabbed(self, e: Grabbed, now: float) -> list[Plan]:
+        self.watch.swapped(e.seat, e.took, (), e.t)
+        self.holding.add(e.seat)
+        if e.seat == self.seat:
+            self.planned_swap = None
+            self.grabbed = e.took
+        return []
+
+    def _saw_discarded(self, e: Discarded, now: float) -> list[Plan]:
+        self.watch.swapped(e.seat, (), e.gave, e.t)
+        self.holding.discard(e.seat)
+        if e.seat == self.seat:
+            self.planned_discard = False
+            self.grabbed = ()
+        return []
+
+    def _saw_hold_expired(self, e: HoldExpired, now: float) -> list[Plan]:
+        self.watch.returned(e.seat, e.returned)
+        self.holding.discard(e.seat)
+        if e.seat == self.seat:
+            self.planned_discard = False
+            self.grabbed = ()
+        return []
+
+    def _saw_play_opened(self, e: PlayOpened, now: float) -> list[Plan]:
+        self.phase = "play"
+        return []
+
+    def _saw_hand_dealt(self, e: HandDealt, now: float) -> list[Plan]:
+        w = self.watch
+        self.phase = "dealt"
+        self.dealer = e.dealer
+        self.hand_no = e.hand_no
+        w.new_hand(e.hand_no)
+        return []
+
+    def _saw_called(self, e: Called, now: float) -> list[Plan]:
+        self.last_call = e
+        self.shown_four = []
+        return []
+
+    def _saw_revealed(self, e: Revealed, now: float) -> list[Plan]:
+        if e.full and len(e.cards) >= 4 and len({c.rank for c in e.cards}) == 1:
+            self.shown_four.append(e.seat)
+        return []
+
+    def _saw_call_judged(self, e: CallJudged, now: float) -> list[Plan]:
+        self._judged(e)
+        if e.seat == self.seat and self.planned_call == "double_stop":
+            self.planned_call = None
+        return []
+
+    def _saw_call_void(self, e: CallVoid, now: float) -> list[Plan]:
+        if e.seat == self.seat and self.planned_call == "double_stop":
+            self.planned_call = None  # the pair was holding a grabbed card: nothing happened
+        return []
+
+    def _saw_signals_agreed(self, e: SignalsAgreed, now: float) -> list[Plan]:
+        self.signals = e.signals
+        self.change_signal = False
+        if e.seat != self.seat and not self.leader:
+            return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
+        return []
+
+    def _saw_hand_ended(self, e: HandEnded, now: float) -> list[Plan]:
+        self.phase = "huddle"
+        self.planned_call = None
+        self.planned_swap = None
+        self.planned_noise = False
+        return [Plan(0.0, None, "cards"), Plan(0.0, None, "gesture"),
+                Plan(0.0, None, "call"), Plan(0.0, None, "signal")]
+
+    def _saw_match_ended(self, e: MatchEnded, now: float) -> list[Plan]:
+        self.phase = "over"
         return []
 
     def _judged(self, e: CallJudged) -> None:
@@ -404,7 +466,8 @@ class KempsBot(FollowsCards):
             return []
         looking = self.level.reads_looks and self.eyes.on and self.eyes.watching(
             e.seat, (e.seat + self.pairs) % self.n)
-        belief = self.watch.belief(e.seat, e.gesture, now, self.hand, self.middle, looking)
+        belief = self.watch.belief(e.seat, e.gesture, now, self.cards.hand, self.cards.middle,
+                                   looking)
         # The level's threshold is a floor of the stakes' one: the cheap test first.
         if belief < lv.stop_threshold or belief < self._stop_threshold(e.seat % self.pairs):
             return []
@@ -472,7 +535,10 @@ class KempsBot(FollowsCards):
         return []
 
     def _stop_call(self, signaller: int) -> Call | None:
-        return stop_call_on(self.rules, self.seat, signaller)
+        # Depends on the rules and the seats only: asked once per signaller.
+        if signaller not in self._stop_calls:
+            self._stop_calls[signaller] = stop_call_on(self.rules, self.seat, signaller)
+        return self._stop_calls[signaller]
 
     # -- deciding --------------------------------------------------------------------------------
     def _decide(self, now: float) -> list[Plan]:
@@ -486,10 +552,10 @@ class KempsBot(FollowsCards):
             if self._four() and self.signalled_at is None:
                 plans += self._signal(now)
             return plans
-        if phase != "play" or not self.hand:
+        if phase != "play" or not self.cards.hand:
             return []
         plans = self._double_stop() if self.double_stops and self.planned_call is None else []
-        if len(self.hand) > 4:  # holding a grabbed card (S4): discard before anything else
+        if len(self.cards.hand) > 4:  # holding a grabbed card (S4): discard before anything else
             if not self.planned_discard:
                 give = self._discard_choice()
                 if give:
@@ -508,12 +574,12 @@ class KempsBot(FollowsCards):
                     self.sitting_still = True
                     plans += [Plan(0.0, None, "gesture"), Plan(0.0, None, "table")]
                 self.planned_noise = self.planned_stall = True
-                return plans + self._eyes_plans(now)
+                return plans + self._eyes_plans(now) if self.eyes.on else plans
             if not self.planned_noise:
                 plans += self._noise()
             if not self.planned_stall:
                 plans += self._stall()
-            return plans + self._eyes_plans(now)
+            return plans + self._eyes_plans(now) if self.eyes.on else plans
         swap = self._best_swap()
         if swap is not None:
             if swap != self.planned_swap:
@@ -534,11 +600,11 @@ class KempsBot(FollowsCards):
                 and self.rules.sweep == "any_player_unless_objection" and self._wanted_in_middle()):
             self.planned_object = True
             plans.append(Plan(self._react(0.7), Object(self.seat), "table"))
-        if self.level.fakes and not self.faked:
-            plans += self._fake(now)
+        if self.level.fakes and not self.faked and self.burnt:
+            plans += self._fake(now)  # (it needs a burnt old signal: the cheap test here)
         if not self.planned_noise:
             plans += self._noise()
-        return plans + self._eyes_plans(now)
+        return plans + self._eyes_plans(now) if self.eyes.on else plans
 
     def _huddle(self) -> list[Plan]:
         if self.agreed_for == self.hand_no:
@@ -632,7 +698,7 @@ class KempsBot(FollowsCards):
                 self.resignal_at = None
                 self.signalled_at = None
                 plans += self._signal(now)
-        return plans + self._eyes_plans(now)
+        return plans + self._eyes_plans(now) if self.eyes.on else plans
 
     def _glance(self, seat: int, now: float) -> list[Plan]:
         """``seat`` moved and we did not see which gesture: glance at it (within the gesture's
@@ -685,8 +751,14 @@ class KempsBot(FollowsCards):
 
     def _idle(self) -> str:
         """An idle gesture from the personal habit, never the pair's signal."""
-        options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
-        return self.rng.choices([g for g, _ in options], [w for _, w in options])[0]
+        if self._idle_for != self.signals:
+            # The choices change only with the signals: kept, as ``cum_weights`` (the very
+            # sums ``choices`` makes of the weights, so the same draw gives the same gesture).
+            options = [(g, w) for g, w in zip(self.palette, self.habit) if g not in self.signals]
+            self._idle_options = [g for g, _ in options]
+            self._idle_cum = list(accumulate(w for _, w in options))
+            self._idle_for = self.signals
+        return self.rng.choices(self._idle_options, cum_weights=self._idle_cum)[0]
 
     def _noise(self) -> list[Plan]:
         self.planned_noise = True
@@ -697,11 +769,13 @@ class KempsBot(FollowsCards):
     def _fake(self, now: float) -> list[Plan]:
         """S0 "False signals": give a burnt old signal with three of a kind, once a hand, at most
         twice per old signal, only where the rules allow it."""
-        if self.rules.fake_signals != "allowed" or self.phase != "play":
+        if self.rules.fake_signals != "allowed" or self.phase != "play" or not self.burnt:
+            return []
+        if max(self._counts().values(), default=0) != 3:
             return []
         decoys = [g for g in sorted(self.burnt) if g not in self.signals
                   and self.decoys_used.get(g, 0) < 2]
-        if not decoys or max(self._counts().values(), default=0) != 3:
+        if not decoys:
             return []
         if self.rng.random() > 0.5:
             self.faked = True  # not this hand
@@ -714,7 +788,7 @@ class KempsBot(FollowsCards):
 
     # -- collecting -------------------------------------------------------------------------------
     def _live(self, rank: str) -> bool:
-        return not self.level.counting or not self.watch.dead(rank, self.hand, self.middle)
+        return not self.level.counting or rank not in self.watch.dead_ranks
 
     def _pick_target(self) -> str | None:
         counts = self._counts()
@@ -733,30 +807,37 @@ class KempsBot(FollowsCards):
                 self.sweeps_without = 0
             return self.target
         w = self.watch
-        key = (tuple(self.hand), tuple(self.middle), self.target, self.sweeps_without, w.version)
+        middle = self.cards.middle
+        key = (self._hand_key, tuple(middle), self.target, self.sweeps_without, w.version)
         if key == self._target_key:
             return self.target  # nothing it depends on has changed since the last answer
-        middle_counts: dict[str, int] = {}
-        for c in self.middle:
+        reach = counts.copy()  # per rank: held, plus (below) lying in the middle
+        for c in middle:
             if c is not None:
-                middle_counts[c.rank] = middle_counts.get(c.rank, 0) + 1
+                reach[c.rank] = reach.get(c.rank, 0) + 1
         best_rank: str | None = None
         best_score = -1e9
-        for rank in sorted(set(counts) | set(middle_counts)):
-            if not self._live(rank):
+        dead = w.dead_ranks
+        opponents_took = w.took_by_opponents
+        partner_took = w.took[self.partner]
+        given_up = self.given_up
+        target = self.target
+        for rank in sorted(reach):
+            if rank in dead:
                 continue
             have = counts.get(rank, 0)
-            reach = min(4, have + middle_counts.get(rank, 0))
-            score = 10.0 * reach + 2.0 * have
-            for s in range(self.n):
-                if s != self.seat:
-                    score -= (1.5 if s != self.partner else 1.0) * w.interest(s, rank)
-            if rank == self.target:
+            k = reach[rank]
+            # The others' takes (Watcher.interest) count against a rank, an opponent's 1.5 and
+            # the partner's 1.0; every term is a small multiple of 0.5, so the sums are exact.
+            score = (10.0 * (k if k < 4 else 4) + 2.0 * have
+                     - (1.5 * opponents_took.get(rank, 0) + partner_took.get(rank, 0)))
+            if rank == target:
                 # S0: "if the rank you want has not shown in the middle after two sweeps, it is
                 # probably in somebody else's hand": the longer, the likelier.
                 score += 4.0 if self.sweeps_without < 2 else -SWITCH_PER_SWEEP * (
                     self.sweeps_without - 1)
-            score -= self.given_up.get(rank, 0.0)
+            if given_up:
+                score -= given_up.get(rank, 0.0)
             if score > best_score:
                 best_rank, best_score = rank, score
         if best_rank is None:
@@ -767,43 +848,74 @@ class KempsBot(FollowsCards):
                 self.given_up[self.target] = SWITCH_PER_SWEEP * (self.sweeps_without - 1)
             self.target = best_rank
             self.sweeps_without = 0
-        self._target_key = (tuple(self.hand), tuple(self.middle), self.target,
-                            self.sweeps_without, w.version)
+        self._target_key = (key[0], key[1], self.target, self.sweeps_without, w.version)
+        # Whether the middle holds the rank now collected (the swap's wanted cards), for this key.
+        self._target_in_middle = (self._target_key,
+                                  reach.get(best_rank, 0) > counts.get(best_rank, 0))
         return self.target
 
     def _throw_order(self, target: str) -> list[Card]:
-        counts = self._counts()
+        """The cards of the hand not of ``target``, the one to throw first first. The answer is
+        kept until the hand, ``target`` or what the watcher knows changes: callers must not
+        change the list."""
         w = self.watch
+        counts = self._counts()
+        key = (target, self._hand_key, w.version)
+        if key == self._throw_key:
+            return self._throw
         lv = self.level
-        partner_rank = w.favourite(self.partner) if lv.helps_partner else None
-
-        def key(c: Card) -> tuple[float, ...]:
-            opp = sum(w.interest(s, c.rank) for s in range(self.n)
-                      if s % self.pairs != self.pair)
-            if not lv.counting:
-                return (counts[c.rank], c.index)
-            dead = 0 if w.useless(c.rank, counts[c.rank] - 1) else 1
-            mine = 0 if c.rank == partner_rank else 1
-            return (mine, dead, opp if lv.helps_partner else 0, counts[c.rank], c.index)
-
-        return sorted((c for c in self.hand if c.rank != target), key=key)
+        hand = [c for c in self.cards.hand if c.rank != target]
+        if not lv.counting:
+            self._throw = sorted(hand, key=lambda c: (counts[c.rank], c.index))
+        else:
+            # Per rank (the same for all its cards): not the partner's rank first, then one
+            # that helps nobody (useless), then (helps_partner) the least taken by opponents,
+            # then the fewest held; of equals, the lowest card index.
+            helps = lv.helps_partner
+            partner_rank = w.favourite(self.partner) if helps else None
+            opponents_took = w.took_by_opponents
+            useless = w.useless
+            order: dict[str, tuple[int, int, int, int]] = {}
+            for rank, k in counts.items():
+                if rank != target:
+                    order[rank] = (0 if rank == partner_rank else 1,
+                                   0 if useless(rank, k - 1) else 1,
+                                   opponents_took.get(rank, 0) if helps else 0, k)
+            if len(hand) < 2:
+                self._throw = hand
+            else:
+                self._throw = sorted(hand, key=lambda c: (order[c.rank], c.index))
+        self._throw_key = key
+        return self._throw
 
     def _best_swap(self) -> Swap | None:
         target = self._pick_target()
         if target is None:
             return None
-        wanted = [c for c in self.middle if c is not None and c.rank == target]
-        throw = self._throw_order(target)
-        if not throw:
-            return None
+        if self.level.counting and self._swap_for is self._target_key:
+            # The rank choice found nothing changed (the same key object): nor has this.
+            wanted = self._swap_wanted
+        else:
+            for_key, in_middle = self._target_in_middle
+            if for_key is self._target_key and not in_middle:
+                wanted = []
+            else:
+                wanted = [c for c in self.cards.middle if c is not None and c.rank == target]
+            self._swap_wanted = wanted
+            self._swap_for = self._target_key
+        if self._hand_counts.get(target, 0) >= len(self.cards.hand):  # (counted just now)
+            return None  # nothing to throw: every card is of the rank collected
+        # The throw order is asked only when a card goes (most of the time nothing is wanted).
         if not wanted:
             w = self.watch
             idle = w.sweeps - w.sweeps_at_swap[self.seat]
             if idle >= STUCK_SWEEPS:
-                return self._unstick(target, throw, give_up=idle >= 2 * STUCK_SWEEPS)
+                return self._unstick(target, self._throw_order(target),
+                                     give_up=idle >= 2 * STUCK_SWEEPS)
             if self.level.decoy_swaps and self.rng.random() < self.level.decoy_swaps / 8:
-                return self._decoy_swap(target, throw)
+                return self._decoy_swap(target, self._throw_order(target))
             return None
+        throw = self._throw_order(target)
         k = min(len(wanted), len(throw)) if self.rules.multi_swap else 1
         return Swap(self.seat, tuple(wanted[:k]), tuple(throw[:k]))
 
@@ -812,14 +924,14 @@ class KempsBot(FollowsCards):
         other's cards for ever where swept cards come back): let one go. First a card we do not
         collect, for the card of the middle that matches most of our hand; if that did not
         help either, give up the rank: throw a card of it and collect the rank taken."""
-        take = [c for c in self.middle if c is not None]
+        take = [c for c in self.cards.middle if c is not None]
         if not take:
             return None
         counts = self._counts()
         pick = max(take, key=lambda c: (counts.get(c.rank, 0) if c.rank != target else -1,
                                         -c.index))
         if give_up:
-            mine = [c for c in self.hand if c.rank == target]
+            mine = [c for c in self.cards.hand if c.rank == target]
             if mine and pick.rank != target:
                 self.target = pick.rank
                 self.sweeps_without = 0
@@ -831,7 +943,7 @@ class KempsBot(FollowsCards):
         counts = self._counts()
         if counts.get(target, 0) >= 3 or len(throw) < 1:
             return None
-        options = [c for c in self.middle if c is not None and c.rank != target
+        options = [c for c in self.cards.middle if c is not None and c.rank != target
                    and c.rank not in counts and not self._live(c.rank)]
         if not options:
             return None
@@ -846,24 +958,31 @@ class KempsBot(FollowsCards):
     def _discard_choice(self) -> tuple[Card, ...]:
         """The cards to discard after a grab: as many as were grabbed, never a grabbed one (the
         table refuses it), the least useful first."""
-        extra = len(self.hand) - 4
+        extra = len(self.cards.hand) - 4
         counts = self._counts()
         target = max(sorted(counts), key=lambda r: counts[r]) if counts else ""
         order = [c for c in self._throw_order(target) if c not in self.grabbed]
         if len(order) < extra:
-            order += [c for c in self.hand if c not in self.grabbed and c not in order]
+            order += [c for c in self.cards.hand if c not in self.grabbed and c not in order]
         return tuple(order[:extra])
 
     def _wanted_in_middle(self) -> bool:
         if self.target is None or self._four():
             return False
-        return any(c is not None and c.rank == self.target for c in self.middle)
+        return self._middle_has(self.target)
+
+    def _middle_has(self, rank: str) -> bool:
+        """Whether a card of ``rank`` lies face up in the middle."""
+        for c in self.cards.middle:  # noqa: SIM110 - a loop: any() makes a generator each call
+            if c is not None and c.rank == rank:
+                return True
+        return False
 
     def _release(self) -> list[Plan]:
         """We objected and lost the card: take something so the countdown can go on (S4)."""
         target = self.target or ""
         throw = self._throw_order(target)
-        take = [c for c in self.middle if c is not None]
+        take = [c for c in self.cards.middle if c is not None]
         if not throw or not take:
             return []
         swap = Swap(self.seat, (take[0],), (throw[0],))
@@ -872,11 +991,6 @@ class KempsBot(FollowsCards):
 
     def _stall(self) -> list[Plan]:
         sweep = self.rules.sweep
-        partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
-        scale = self.level.stall_factor
-        if partner_rank is not None and any(
-                c is not None and c.rank == partner_rank for c in self.middle):
-            scale *= 2.0  # give the partner time to take it
         if sweep == "dealer_only":
             if self.seat != self.dealer or self.stall_pending:
                 return []
@@ -885,5 +999,35 @@ class KempsBot(FollowsCards):
                 return []
         elif self.stall_pending:
             return []
+        partner_rank = self.watch.favourite(self.partner) if self.level.counting else None
+        scale = self.level.stall_factor
+        if partner_rank is not None and self._middle_has(partner_rank):
+            scale *= 2.0  # give the partner time to take it
         self.planned_stall = True
         return [Plan(self._react(scale), ProposeStall(self.seat), "table")]
+
+
+# What a bot does on each kind of event it follows (KempsBot._observe): one method a kind, looked
+# up by the event's class rather than asked of a chain of isinstance tests. These are KempsBot's
+# own methods: a subclass changes what it does on an event by overriding _observe.
+_SEE: Final[dict[type, Callable[[KempsBot, Any, float], list[Plan]]]] = {
+    Swapped: KempsBot._saw_swapped,
+    Gestured: KempsBot._saw_gestured,
+    Swept: KempsBot._saw_swept,
+    StallProposed: KempsBot._saw_stall_proposed,
+    Objected: KempsBot._saw_objected,
+    StallResumed: KempsBot._saw_stall_resumed,
+    StallCancelled: KempsBot._saw_stall_cancelled,
+    Grabbed: KempsBot._saw_grabbed,
+    Discarded: KempsBot._saw_discarded,
+    HoldExpired: KempsBot._saw_hold_expired,
+    PlayOpened: KempsBot._saw_play_opened,
+    HandDealt: KempsBot._saw_hand_dealt,
+    Called: KempsBot._saw_called,
+    Revealed: KempsBot._saw_revealed,
+    CallJudged: KempsBot._saw_call_judged,
+    CallVoid: KempsBot._saw_call_void,
+    SignalsAgreed: KempsBot._saw_signals_agreed,
+    HandEnded: KempsBot._saw_hand_ended,
+    MatchEnded: KempsBot._saw_match_ended,
+}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Final
 
 from kemps.bots.strength import Level
@@ -36,6 +37,9 @@ FAKE_PRIOR: Final = (1.5, 0.5)  # ``full``: (real, fake) pseudo-counts of a pair
 SWAPPED_AFTER_S: Final = 8.0  # a signal followed by a swap this soon, with no call: a fake
 STILL_LR: Final = 3.0  # passed over a card of its own rank in a fresh middle: stopped swapping
 LOOKING_LR: Final = 1.8  # attention: the gesturer looks at its partner (S0 "looks at their partner")
+
+
+_when: Final = itemgetter(0)  # a gesture's time, in ``Watcher.gests``
 
 
 def _odds_to_p(odds: float) -> float:
@@ -85,9 +89,23 @@ class Watcher:
         self.hand_no = hand_no
         self.version = getattr(self, "version", 0) + 1
         self.held: list[list[Card]] = [[] for _ in range(self.n)]
+        # ``held`` counted per rank, kept with it (the card counting asks per rank on every
+        # decision): per seat, and summed over every seat but ours.
+        self.held_ranks: list[dict[str, int]] = [{} for _ in range(self.n)]
+        self.held_by_others: dict[str, int] = {}
+        self.most_held_by_one_other: dict[str, int] = {}  # the most one other seat holds
+        # The ranks nobody can make four of with us (see ``dead``), kept as swept and held
+        # counts change.
+        self.dead_ranks: set[str] = set()
         self.took: list[dict[str, int]] = [{} for _ in range(self.n)]
+        # ``took`` summed over the opponents, and each seat's ``favourite``, kept with it.
+        self.took_by_opponents: dict[str, int] = {}
+        self.favourites: list[str | None] = [None] * self.n
         self.swept: dict[str, int] = {}
         self.gests: list[tuple[float, int, str]] = []
+        # per (pair, gesture): when a player of the pair first made it this hand (``gests``'s
+        # earliest such entry, kept so that "made before" needs no scan)
+        self.first_made: dict[tuple[int, str], float] = {}
         self.moves: list[tuple[float, int]] = []  # attention: gestures we did not see (when, who)
         self.last_swap: list[float | None] = [None] * self.n
         self.last_took_rank: list[str | None] = [None] * self.n
@@ -99,23 +117,42 @@ class Watcher:
         self.passed_over[seat] = False
         self.version += 1
         p = seat % self.pairs
-        if p != self.pair and self.level.inference == "full":
+        opponent = p != self.pair
+        idents = self.idents[p]
+        if opponent and idents and self.level.inference == "full":
             # A live signal given, no call after it, and the giver goes on swapping: a fake.
-            read = self.identified(p)
-            for gt, gs, g in self.gests:
-                if (gs == seat and gt not in self.faked and t - gt <= SWAPPED_AFTER_S
-                        and read.get(g, 0.0) >= 0.5
+            read = idents[-1][1]  # (identified)
+            gests = self.gests
+            # ``gests`` is in time order: from the newest back to SWAPPED_AFTER_S before ``t``
+            # (each time counts once, whichever of its gestures marks it).
+            for i in range(len(gests) - 1, -1, -1):
+                gt, gs, g = gests[i]
+                if t - gt > SWAPPED_AFTER_S:
+                    break
+                if (gs == seat and gt not in self.faked and read.get(g, 0.0) >= 0.5
                         and not any(gt <= ct <= t for ct in self.call_times)):
                     self.faked.add(gt)
                     self.fakes[p] += 1.0
         held = self.held[seat]
-        for c in gave:
-            if c in held:
-                held.remove(c)
+        if held:  # (a card given back that was taken this hand)
+            for c in gave:
+                if c in held:
+                    held.remove(c)
+                    self._count_held(seat, c.rank, -1)
         counts = self.took[seat]
         for c in took:
             held.append(c)
-            counts[c.rank] = counts.get(c.rank, 0) + 1
+            rank = c.rank
+            self._count_held(seat, rank, 1)
+            k = counts[rank] = counts.get(rank, 0) + 1
+            if opponent:
+                self.took_by_opponents[rank] = self.took_by_opponents.get(rank, 0) + 1
+            # Takes only grow: the favourite (most taken, of equals the first in text order)
+            # changes only to a rank that has just drawn level or gone ahead.
+            fav = self.favourites[seat]
+            best = counts[fav] if fav is not None else 0
+            if k > best or (k == best and fav is not None and rank < fav):
+                self.favourites[seat] = rank
         if took:
             self.last_took_rank[seat] = took[-1].rank
         self.last_swap[seat] = t
@@ -128,6 +165,27 @@ class Watcher:
         for c in cards:
             if c in held:
                 held.remove(c)
+                self._count_held(seat, c.rank, -1)
+
+    def _count_held(self, seat: int, rank: str, k: int) -> None:
+        """Keep ``held_ranks`` and ``held_by_others`` equal to ``held`` counted per rank."""
+        ranks = self.held_ranks[seat]
+        ranks[rank] = ranks.get(rank, 0) + k
+        if seat != self.seat:
+            self.held_by_others[rank] = self.held_by_others.get(rank, 0) + k
+            most = self.most_held_by_one_other.get(rank, 0)
+            if ranks[rank] > most:
+                self.most_held_by_one_other[rank] = ranks[rank]
+            elif k < 0 and ranks[rank] - k == most:  # the seat that held most gave one back
+                self.most_held_by_one_other[rank] = max(
+                    self.held_ranks[s].get(rank, 0) for s in range(self.n) if s != self.seat)
+            self._check_dead(rank)
+
+    def _check_dead(self, rank: str) -> None:
+        if self.swept.get(rank, 0) + self.held_by_others.get(rank, 0) > self.copies - 4:
+            self.dead_ranks.add(rank)
+        else:
+            self.dead_ranks.discard(rank)
 
     def swept_away(self, cards: tuple[Card, ...]) -> None:
         """The middle was swept: these cards are out of the hand."""
@@ -135,12 +193,12 @@ class Watcher:
         self.version += 1
         # Whoever collects a rank that was in the middle and did not take it passed it over.
         ranks = {c.rank for c in cards}
-        for s in range(self.n):
-            fav = self.favourite(s)
+        for s, fav in enumerate(self.favourites):
             if s != self.seat and fav is not None and fav in ranks:
                 self.passed_over[s] = True
         for c in cards:
             self.swept[c.rank] = self.swept.get(c.rank, 0) + 1
+            self._check_dead(c.rank)
 
     def gestured(self, seat: int, gesture: str, t: float) -> None:
         """Anyone's gesture (ours included: the others see them too), made at ``t`` (a glance
@@ -151,6 +209,8 @@ class Watcher:
             self.gests.append((t, seat, gesture))
         self.table_gestures[gesture] = self.table_gestures.get(gesture, 0) + 1
         p = seat % self.pairs
+        if t < self.first_made.get((p, gesture), float("inf")):
+            self.first_made[(p, gesture)] = t
         if p != self.pair:
             self.gestures_seen[p] += 1
 
@@ -164,43 +224,41 @@ class Watcher:
                         middle: Sequence[Card | None]) -> int:
         """Cards of ``rank`` known not to be in ``seat``'s hand (swept, ours, in the middle,
         taken by somebody else and not given back)."""
-        k = self.swept.get(rank, 0)
+        k = self.swept.get(rank, 0) + self.held_by_others.get(rank, 0)
         if seat != self.seat:
-            k += sum(1 for c in hand if c.rank == rank)
-        k += sum(1 for c in middle if c is not None and c.rank == rank)
-        for s in range(self.n):
-            if s != seat and s != self.seat:
-                k += sum(1 for c in self.held[s] if c.rank == rank)
+            for c in hand:
+                if c.rank == rank:
+                    k += 1
+            k -= self.held_ranks[seat].get(rank, 0)
+        for m in middle:
+            if m is not None and m.rank == rank:
+                k += 1
         return k
 
     def dead(self, rank: str, hand: Sequence[Card], middle: Sequence[Card | None]) -> bool:
         """True when nobody can hold four of ``rank`` with us: too many are swept or held."""
-        k = self.swept.get(rank, 0)
-        for s in range(self.n):
-            if s != self.seat:
-                k += sum(1 for c in self.held[s] if c.rank == rank)
-        return k > self.copies - 4
+        return rank in self.dead_ranks
 
     def useless(self, rank: str, kept: int) -> bool:
         """True when a card of ``rank`` thrown into the middle helps nobody: with ``kept`` more of
         it staying in our hand, no other player can make four of it."""
-        base = self.swept.get(rank, 0) + kept
-        limit = self.copies - 4
-        held = [sum(1 for c in h if c.rank == rank) for h in self.held]
-        others = sum(held) - held[self.seat]
-        return all(base + others - held[s] > limit for s in range(self.n) if s != self.seat)
+        # Every other seat s fails when base + others - held[s] > limit: the one holding most
+        # of the rank decides.
+        return (self.swept.get(rank, 0) + kept + self.held_by_others.get(rank, 0)
+                - self.most_held_by_one_other.get(rank, 0) > self.copies - 4)
 
     def interest(self, seat: int, rank: str) -> int:
         """How many cards of ``rank`` ``seat`` has taken this hand."""
         return self.took[seat].get(rank, 0)
 
+    def opponents_interest(self, rank: str) -> int:
+        """How many cards of ``rank`` the opponents together have taken this hand."""
+        return self.took_by_opponents.get(rank, 0)
+
     def favourite(self, seat: int) -> str | None:
-        """The rank ``seat`` has taken most this hand (its probable collection), or None."""
-        took = self.took[seat]
-        if not took:
-            return None
-        best = max(took.values())
-        return min(r for r, k in took.items() if k == best)
+        """The rank ``seat`` has taken most this hand (its probable collection; of equals the
+        first in text order), or None."""
+        return self.favourites[seat]
 
     # -- learning from calls ------------------------------------------------------------------
     def judged(self, call_t: float, kind: str, right: bool, on_pair: int | None,
@@ -215,16 +273,22 @@ class Watcher:
             if on_pair != self.pair:
                 # Called on, and wrong: the gestures just before it were fakes or idle.
                 read = self.identified(on_pair)
-                for t, s, g in self.gests:
-                    if (s % self.pairs == on_pair and call_t - IDENTIFY_S <= t <= call_t
-                            and read.get(g, 0.0) >= 0.5 and t not in self.faked):
+                for t, s, g in self._made_between(call_t - IDENTIFY_S, call_t):
+                    if (s % self.pairs == on_pair and read.get(g, 0.0) >= 0.5
+                            and t not in self.faked):
                         self.faked.add(t)
                         self.fakes[on_pair] += 1.0
 
+    def _made_between(self, lo: float, hi: float) -> list[tuple[float, int, str]]:
+        """The hand's gestures made from ``lo`` to ``hi`` (both included), in time order."""
+        gests = self.gests
+        return gests[bisect.bisect_left(gests, lo, key=_when):
+                     bisect.bisect_right(gests, hi, key=_when)]
+
     def _identify(self, shown: int, call_t: float) -> None:
         p = shown % self.pairs
-        before = [(t, g) for t, s, g in self.gests if s == shown and call_t - IDENTIFY_S <= t
-                  <= call_t]
+        before = [(t, g) for t, s, g in self._made_between(call_t - IDENTIFY_S, call_t)
+                  if s == shown]
         if not before:
             return
         weights: dict[str, float] = {}
@@ -273,6 +337,10 @@ class Watcher:
             q = self.quiet[p]
             q[g] = q.get(g, 0) + 1
 
+    def made_before(self, pair: int, gesture: str, t: float) -> bool:
+        """Whether a player of ``pair`` made ``gesture`` this hand before ``t``."""
+        return self.first_made.get((pair, gesture), t) < t
+
     def looks_lr(self, looking_at_partner: bool) -> float:
         """Odds factor from where the gesturer looks (``attention`` tables): S0 "A player who has
         just made four of a kind stops swapping, sits a little stiller and looks at their
@@ -296,23 +364,16 @@ class Watcher:
             return self._full_belief(seat, gesture, now, hand, middle, looking_at_partner)
         if self.level.inference == "naive":
             if idents and self.hand_no - idents[-1][0] <= 2 and gesture in idents[-1][1]:
-                for t, s, g in self.gests:
-                    if t >= now - QUIET_S:
-                        break
-                    if g == gesture and s % self.pairs == p:
-                        return 0.0  # made before this hand with no call after it: not live
+                if self.made_before(p, gesture, now - QUIET_S):
+                    return 0.0  # made before this hand with no call after it: not live
                 return 1.0
             return 0.0
         a, b = self.keep[p]
         c = (idents[-1][1].get(gesture, 0.0) * a / (a + b)) if idents else 0.0
         share = (self.signals_seen[p] + 0.5) / (self.gestures_seen[p] + 2.0)
         prob = c + (1.0 - c) * share
-        for t, s, g in self.gests:
-            if t >= now - QUIET_S:
-                break
-            if g == gesture and s % self.pairs == p:
-                prob *= 0.15  # made earlier this hand with no call after it: not live now
-                break
+        if self.made_before(p, gesture, now - QUIET_S):
+            prob *= 0.15  # made earlier this hand with no call after it: not live now
         prob *= (self.signals_seen[p] + 1.0) / (self.signals_seen[p] + 1.0
                                                  + self.wrong_stops_on[p])
         return prob
@@ -321,6 +382,11 @@ class Watcher:
                      middle: Sequence[Card | None], looking_at_partner: bool = False) -> float:
         """``full``: P(the gesture is the pair's live signal) x P(a live signal of this pair is
         real, not a fake), in odds times the moment's evidence (:meth:`_moment`)."""
+        # The moment first: when the cards say the player cannot hold four, nothing else counts.
+        lr = self._moment(seat, now, hand, middle)
+        if lr <= 0.0:
+            return 0.0
+        lr *= self.looks_lr(looking_at_partner)
         p = seat % self.pairs
         idents = self.idents[p]
         if idents:
@@ -335,17 +401,10 @@ class Watcher:
             share = (self.signals_seen[p] + 0.1) / (self.gestures_seen[p] + 2.0)
             pi = max(pi, share * idents[-1][1].get(gesture, 0.0))
         pi *= QUIET_FACTOR ** self.quiet[p].get(gesture, 0)
-        for t, s, g in self.gests:
-            if t >= now - QUIET_S:
-                break
-            if g == gesture and s % self.pairs == p:
-                pi *= 0.15  # made earlier this hand with no call after it: not live now
-                break
+        if self.made_before(p, gesture, now - QUIET_S):
+            pi *= 0.15  # made earlier this hand with no call after it: not live now
         r0, f0 = FAKE_PRIOR
         prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)
-        lr = self._moment(seat, now, hand, middle) * self.looks_lr(looking_at_partner)
-        if lr <= 0.0:
-            return 0.0
         prob = min(prob, 0.999)
         return _odds_to_p(prob / (1.0 - prob) * lr)
 
@@ -363,7 +422,10 @@ class Watcher:
                 return 0.0
             lr = TOOK_LR[min(len(held), 4)]
         else:
-            if all(self.known_elsewhere(r, seat, hand, middle) > limit for r in RANKS):
+            for r in RANKS:  # some rank it may still hold four of?
+                if self.known_elsewhere(r, seat, hand, middle) <= limit:
+                    break
+            else:
                 return 0.0
             lr = 1.0
         last = self.last_swap[seat]
