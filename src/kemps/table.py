@@ -575,22 +575,26 @@ class Table:
     def _fire_due(self, now: float) -> list[Event]:
         events: list[Event] = []
         while self.phase in ("dealt", "play"):
-            due = [d for d in self._deadlines() if d <= now]
-            if not due:
+            deadlines = self._deadlines()
+            if not deadlines:
                 break
-            t = min(due)
+            t = min(deadlines)  # the earliest timer, if it is due
+            if t > now:
+                break
             if self.phase == "dealt":
                 events += self._open_play(t)
                 continue
-            lapsed = [s for s, d in sorted(self._objectors.items()) if d == t]
-            if lapsed:
-                events += self._lapse_objections(lapsed, t)
-                continue
-            held = [s for s, (d, _) in sorted(self._holding.items()) if d == t]
-            if held:
-                for s in held:
-                    events.append(self._return_held(s, t))
-                continue
+            if self._objectors:
+                lapsed = [s for s, d in sorted(self._objectors.items()) if d == t]
+                if lapsed:
+                    events += self._lapse_objections(lapsed, t)
+                    continue
+            if self._holding:
+                held = [s for s, (d, _) in sorted(self._holding.items()) if d == t]
+                if held:
+                    for s in held:
+                        events.append(self._return_held(s, t))
+                    continue
             if self._stall_deadline is not None and self._stall_deadline == t:
                 events += self._sweep(t)
                 continue
