@@ -113,16 +113,19 @@ def nodes() -> Iterator[list[Node]]:
     _need_services()
     reset_postgres()
     _flush_redis()
-    first = Node("n1")
-    first.wait()  # the first one migrates the database; then the others
-    rest = [Node("n2"), Node("n3")]
-    for n in rest:
-        n.wait()
-    time.sleep(1.5)  # every node has sent a heartbeat
+    started: list[Node] = []
     try:
-        yield [first, *rest]
+        # the first one migrates the database; then the others. A node that fails to start
+        # must not leave the ones before it running (they would heartbeat into later tests)
+        started.append(Node("n1"))
+        started[0].wait()
+        started += [Node("n2"), Node("n3")]
+        for n in started[1:]:
+            n.wait()
+        time.sleep(1.5)  # every node has sent a heartbeat
+        yield list(started)
     finally:
-        for n in (first, *rest):
+        for n in started:
             n.stop()
         _flush_redis()
         reset_postgres()
