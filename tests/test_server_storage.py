@@ -237,3 +237,35 @@ def test_the_sqlite_batch_writer_stores_what_sqlalchemy_stores(tmp_path: Path) -
     stored, expected = _rows(tmp_path / "ours.sqlite"), _rows(tmp_path / "sqlalchemy.sqlite")
     assert stored == expected
     assert len(stored["entries"]) == 3 and stored["rooms"][0][10] == 14.75  # the clock
+
+
+def test_a_database_file_deleted_under_the_server_fails_its_commits(tmp_path: Path) -> None:
+    """The batch writer's connection keeps a deleted file open, so commits would go on into a
+    file nobody will read again, each one acknowledged. It checks the file at every commit: once
+    the file is gone (or replaced) every batch fails (the Writer pauses the tables and keeps
+    them), and no new, empty database appears where the file was."""
+    import sqlite3
+
+    import pytest
+
+    from kemps.server.storage import Storage
+
+    path = tmp_path / "k.sqlite"
+    entry = {"room_code": "ABCD", "match_no": 1, "seq": 0, "t": 0.0, "kind": "tick",
+             "payload": None}
+
+    async def run() -> None:
+        storage = Storage(f"sqlite+aiosqlite:///{path}")
+        await storage.start()
+        try:
+            assert await storage.write_batch([], [entry], {}, []) == []
+            for f in tmp_path.iterdir():
+                f.unlink()
+            for seq in (1, 2):
+                with pytest.raises(sqlite3.OperationalError, match="gone"):
+                    await storage.write_batch([], [{**entry, "seq": seq}], {}, [])
+            assert not path.exists()
+        finally:
+            await storage.close()
+
+    asyncio.run(run())

@@ -549,9 +549,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         try:
             room = await server.open_room(code)
         except ServerError as err:
-            await ws.send_json(error_message(err.code, err.message))
-            await ws.close(code=limits.CLOSE_ARCHIVED if err.code == "room_archived"
-                           else limits.CLOSE_NO_ROOM)
+            # a client that hung up at once is gone: nothing to tell, nothing worth a traceback
+            with contextlib.suppress(Exception):
+                await ws.send_json(error_message(err.code, err.message))
+                await ws.close(code=limits.CLOSE_ARCHIVED if err.code == "room_archived"
+                               else limits.CLOSE_NO_ROOM)
             return
         # From here to room.attach nothing awaits: the room cannot be archived, nor its seats or
         # its spectators change, between the checks and the connection joining.
@@ -561,8 +563,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
         try:
             server.limits.admit(room, conn)  # may close the seat's oldest connection
         except LimitError as err:
-            await ws.send_json(error_message(err.code, err.message))
-            await ws.close(code=err.close_code)
+            with contextlib.suppress(Exception):
+                await ws.send_json(error_message(err.code, err.message))
+                await ws.close(code=err.close_code)
             return
         if token and seat is None:
             conn.push(error_message("not_seated", "That token holds no seat in this room; you "
@@ -583,6 +586,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
             while not conn.closed:
                 frame = await ws.receive()
                 if frame["type"] == "websocket.disconnect":
+                    client_gone = True
                     break
                 raw = frame.get("text")
                 if raw is None:
@@ -596,9 +600,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] = ti
                     conn.push(error_message("internal", "The server could not handle that "
                                             "message; nothing changed."))
         except WebSocketDisconnect:
-            pass
-        finally:
             client_gone = True
+        finally:
+            # Left because the server ended the connection (conn.closed): client_gone stays
+            # False, so the writer sends what is queued and then the close code.
             room.detach(conn)
             server.limits.left(room, conn)
             conn.close()

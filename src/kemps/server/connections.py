@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from kemps.actions import LookAt
 
 OUTBOX_LIMIT: Final = 1000  # messages queued for one client before it is cut off as too slow
+#: The close code of a client cut off for falling :data:`OUTBOX_LIMIT` messages behind (it
+#: reconnects and gets the whole state again; docs/protocol.md).
+CLOSE_TOO_SLOW: Final = 4408
 
 
 class Connection:
@@ -34,6 +37,7 @@ class Connection:
         self.outbox: deque[str] = deque()
         self._wake: asyncio.Future[None] | None = None
         self.closed = False
+        self.close_code = 1000  # what the socket is closed with when the server ends it
         # A spectator's own look at an attention table (kemps.views.spectator_events_for) and
         # when it last changed (table seconds); a seated connection's look is its seat's.
         self.look: LookAt | None = None
@@ -47,6 +51,13 @@ class Connection:
         if self.closed:
             return
         if len(self.outbox) >= OUTBOX_LIMIT:
+            # Too far behind to catch up: what waits is dropped (a reconnect brings the whole
+            # state), the client is told why, and the socket closes with CLOSE_TOO_SLOW.
+            self.outbox.clear()
+            self.outbox.append(json.dumps({
+                "type": "error", "code": "too_slow", "message": "Your connection fell too far "
+                "behind the table; reconnect to get the table as it stands."}))
+            self.close_code = CLOSE_TOO_SLOW
             self.close()
             return
         self.outbox.append(message if isinstance(message, str) else json.dumps(message))

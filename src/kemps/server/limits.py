@@ -133,7 +133,6 @@ class LimitedConnection(Connection):
         super().__init__(send, seat, token_hash)
         self.address = address
         self.opened = next(self._opened)
-        self.close_code = 1000
 
     def end(self, close_code: int, code: str, message: str) -> None:
         """Tell the client why (an ``error`` message), then close with ``close_code``."""

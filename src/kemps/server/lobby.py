@@ -233,6 +233,7 @@ class Lobby:
         if speed is not None and speed not in bot_speeds():
             raise ServerError("unknown_speed", f"There is no bot speed {speed!r}; speeds: "
                               f"{', '.join(bot_speeds())}.")
+        self.require_storage()  # a lobby change, refused while storage cannot commit
         self.chosen_bot_speed = speed
 
     def set_rules(self, rules: RuleSet) -> None:
@@ -252,7 +253,9 @@ class Lobby:
         self._lobby_changed()
 
     def set_spectators(self, allowed: bool) -> None:
-        """The host lets spectators watch, or not (the server then closes those watching)."""
+        """The host lets spectators watch, or not (the server then closes those watching).
+        Raises ServerError ``storage_unavailable`` / ``storage_busy`` (nothing changed)."""
+        self.require_storage()
         self.spectators_allowed = bool(allowed)
         self._save_room()
         self.broadcast_room()

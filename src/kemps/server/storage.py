@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 import sqlite3
 import time
@@ -167,10 +168,33 @@ class SqliteBatchWriter:
         self.path = path
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kemps-sqlite")
         self._db: sqlite3.Connection | None = None
+        self._file: tuple[int, int] | None = None  # the file the connection has open
+
+    def _identity(self) -> tuple[int, int]:
+        """The database file's device and inode; ``sqlite3.OperationalError`` when it is gone."""
+        try:
+            found = os.stat(self.path)
+        except OSError as err:
+            raise sqlite3.OperationalError(f"the database file is gone ({err})") from None
+        return found.st_dev, found.st_ino
+
+    def _check_file(self) -> None:
+        """A database file deleted (or replaced) under the running server would take every
+        commit to a file nobody will read again, acknowledged all the same: fail the batch
+        instead, so the tables pause (and stay paused until the file is back)."""
+        if self._identity() != self._file:
+            db, self._db = self._db, None
+            if db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+            raise sqlite3.OperationalError("the database file was replaced")
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
-            db = sqlite3.connect(self.path, timeout=SQLITE_BUSY_S, isolation_level=None)
+            # mode=rw: never make a new, empty database where the file was (see _check_file)
+            db = sqlite3.connect(f"{Path(self.path).absolute().as_uri()}?mode=rw", uri=True,
+                                 timeout=SQLITE_BUSY_S, isolation_level=None)
+            self._file = self._identity()
             _sqlite_pragmas(db, None)
             # Appending rows needs few pages: a small page cache keeps the memory it takes
             # from growing with the database (the default is up to 2 MB).
@@ -188,6 +212,7 @@ class SqliteBatchWriter:
     def _write(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
                clocks: dict[str, float], matches: list[dict[str, Any]]) -> list[int]:
         db = self._connection()
+        self._check_file()
         try:
             db.execute("BEGIN IMMEDIATE")
             if rooms:
