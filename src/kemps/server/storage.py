@@ -303,6 +303,7 @@ class Storage:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         file = _sqlite_file(url)
         self.batches = SqliteBatchWriter(file) if file is not None else None
+        self._statements: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     async def start(self) -> None:
         """Create or upgrade the schema (Alembic ``upgrade head``)."""
@@ -363,8 +364,6 @@ class Storage:
                     sqlite_insert if dialect == "sqlite" else None)
         if ins is None:  # another database: the portable (slower) road (a single node only)
             return await self._write_batch_orm(rooms, entries, clocks, matches)
-        rooms_t: Any = RoomRow.__table__
-        entries_t: Any = EntryRow.__table__
         matches_t: Any = MatchRow.__table__
         ids: dict[int, int] = {}
         # Core statements on one connection: the fewest round trips per commit.
@@ -381,16 +380,11 @@ class Storage:
             else:
                 fenced = set()
             if rooms:  # one upsert statement for every room row
-                upsert = ins(rooms_t)
-                await conn.execute(upsert.on_conflict_do_update(
-                    index_elements=["code"],
-                    set_={k: upsert.excluded[k] for k in rooms[0] if k != "code"}), rooms)
+                await conn.execute(self._statement("rooms", tuple(rooms[0]), ins), rooms)
             if entries:
-                await conn.execute(ins(entries_t).on_conflict_do_nothing(
-                    index_elements=["room_code", "match_no", "seq"]), entries)
+                await conn.execute(self._statement("entries", (), ins), entries)
             if clocks:
-                await conn.execute(update(rooms_t).where(rooms_t.c.code == bindparam("b_code"))
-                                   .values(table_time=bindparam("b_t")),
+                await conn.execute(self._statement("clocks", (), ins),
                                    [{"b_code": code, "b_t": t} for code, t in clocks.items()])
             for i, m in enumerate(matches):
                 if m["room_code"] in fenced:
@@ -403,6 +397,26 @@ class Storage:
                         finished_at=time.time(), **m).returning(matches_t.c.id))).scalar_one()
                 ids[i] = int(found)
         return [ids.get(i, 0) for i in range(len(matches))]
+
+    def _statement(self, kind: str, keys: tuple[str, ...], ins: Any) -> Any:
+        """The batch's statements, built once (for a room row, once per set of keys): building
+        one, ``excluded`` above all, cost more than running it at every commit."""
+        found = self._statements.get((kind, keys))
+        if found is None:
+            rooms_t: Any = RoomRow.__table__
+            if kind == "rooms":
+                upsert = ins(rooms_t)
+                found = upsert.on_conflict_do_update(
+                    index_elements=["code"],
+                    set_={k: upsert.excluded[k] for k in keys if k != "code"})
+            elif kind == "entries":
+                found = ins(EntryRow.__table__).on_conflict_do_nothing(
+                    index_elements=["room_code", "match_no", "seq"])
+            else:
+                found = (update(rooms_t).where(rooms_t.c.code == bindparam("b_code"))
+                         .values(table_time=bindparam("b_t")))
+            self._statements[(kind, keys)] = found
+        return found
 
     async def _write_batch_orm(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
                                clocks: dict[str, float], matches: list[dict[str, Any]]
