@@ -222,10 +222,7 @@ def events_for(events: list[Event], seat: int | None, pairs: int) -> list[Event]
     Returns ``events`` itself (not a copy) when nothing in it needs redacting
     (:func:`needs_redacting`).
     """
-    for e in events:
-        if e.__class__ in _REDACTED:
-            break
-    else:
+    if not needs_redacting(events):
         return events
     out: list[Event] = []
     for e in events:

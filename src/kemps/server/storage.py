@@ -169,6 +169,17 @@ class SqliteBatchWriter:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kemps-sqlite")
         self._db: sqlite3.Connection | None = None
         self._file: tuple[int, int] | None = None  # the file the connection has open
+        self._upserts: dict[tuple[str, ...], str] = {}
+
+    def _room_upsert(self, keys: tuple[str, ...]) -> str:
+        """The room rows' upsert for these columns, written once per set of columns."""
+        sql = self._upserts.get(keys)
+        if sql is None:
+            sql = self._upserts[keys] = (
+                f"INSERT INTO rooms ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))}) "
+                "ON CONFLICT (code) DO UPDATE SET "
+                + ", ".join(f"{k} = excluded.{k}" for k in keys if k != "code"))
+        return sql
 
     def _identity(self) -> tuple[int, int]:
         """The database file's device and inode; ``sqlite3.OperationalError`` when it is gone."""
@@ -216,13 +227,10 @@ class SqliteBatchWriter:
         try:
             db.execute("BEGIN IMMEDIATE")
             if rooms:
-                keys = list(rooms[0])
-                db.executemany(
-                    f"INSERT INTO rooms ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})"
-                    f" ON CONFLICT (code) DO UPDATE SET "
-                    + ", ".join(f"{k} = excluded.{k}" for k in keys if k != "code"),
-                    [[json.dumps(r[k]) if k in _ROOM_JSON else r[k] for k in keys]
-                     for r in rooms])
+                keys = tuple(rooms[0])
+                db.executemany(self._room_upsert(keys),
+                               [[json.dumps(r[k]) if k in _ROOM_JSON else r[k] for k in keys]
+                                for r in rooms])
             if entries:
                 db.executemany(
                     "INSERT INTO entries (room_code, match_no, seq, t, kind, payload) "
@@ -238,7 +246,7 @@ class SqliteBatchWriter:
                                    (m["room_code"], m["match_no"])).fetchone()
                 if found is None:
                     row = {"finished_at": time.time(), **m}
-                    keys = list(row)
+                    keys = tuple(row)
                     cursor = db.execute(
                         f"INSERT INTO matches ({', '.join(keys)}) "
                         f"VALUES ({', '.join('?' * len(keys))})",
