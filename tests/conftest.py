@@ -65,8 +65,12 @@ def browser() -> Iterator[object]:
             pytest.fail(f"KEMPS_REQUIRE_BROWSER=1 but there is no Chromium at {CHROMIUM}")
         pytest.skip(f"no Chromium at {CHROMIUM}: install it (apt-get install chromium) to run "
                     "the browser tests")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Every expect(...) waits up to 20 s for its condition, not Playwright's 5 s: on a loaded
+    # machine a page's socket has taken more than 5 s to connect (test_page_people's spectator,
+    # "connecting…" at load 30). A condition that holds returns at once; only a failure waits.
+    expect.set_options(timeout=20_000)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
         try:

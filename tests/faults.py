@@ -26,6 +26,7 @@ import websockets
 from kemps.actions import action_from_dict
 from kemps.record import Recorder
 from kemps.rules import RuleSet
+from kemps.server.proxy import CuttingProxy
 from kemps.server.storage import Storage
 from kemps.views import view_for
 
@@ -44,8 +45,11 @@ class ServeProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}"
+        # rescue dumps (a server stopped while storage is away writes one) go here, never into
+        # the working folder
+        self.rescue_dir = tempfile.mkdtemp(prefix="kemps-rescue-")
         self.env = {**os.environ, "KEMPS_BOT_HUDDLE_S": "0.2", "KEMPS_HUDDLE_S": "1",
-                    **(env or {})}
+                    "KEMPS_RESCUE_DIR": self.rescue_dir, **(env or {})}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log: IO[bytes] | None = None
         self.spares = True
@@ -79,7 +83,8 @@ class ServeProcess:
         assert proc.stdin is not None
         proc.stdin.write(b"go\n")
         proc.stdin.close()
-        deadline = time.monotonic() + 40
+        # 120 s: on a machine at load 20 the spare's start-up alone has taken over 60 s.
+        deadline = time.monotonic() + 120
         while True:
             try:
                 httpx.get(self.url + "/api/presets", timeout=1.0)
@@ -130,9 +135,11 @@ class ServeProcess:
         self.log = None
 
 
-def make_room(srv: ServeProcess, options: dict[str, Any]) -> tuple[str, list[str]]:
-    """Four people seated and the match started; returns the code and the seat tokens."""
-    with httpx.Client(base_url=srv.url, timeout=20) as c:
+def make_room(srv: Any, options: dict[str, Any], headers: dict[str, str] | None = None
+              ) -> tuple[str, list[str]]:
+    """Four people seated and the match started on the server at ``srv.url`` (``headers`` on
+    every request); returns the code and the seat tokens."""
+    with httpx.Client(base_url=srv.url, timeout=20, headers=headers) as c:
         r = c.post("/api/rooms", json={"name": "P0", "preset": "pagat", "options": options})
         assert r.status_code == 201, r.text
         code, tokens = r.json()["code"], [r.json()["token"]]
@@ -243,7 +250,8 @@ def stored_views(database_url: str, code: str) -> tuple[dict[str, Any], int,
 
     def snap() -> None:
         for s in range(rules.players):
-            out[s][rec.table.version] = json.loads(json.dumps(view_for(rec.table, s).to_dict()))
+            view = view_for(rec.table, s)  # keyed by the seat's own version (told_version)
+            out[s][view.version] = json.loads(json.dumps(view.to_dict()))
 
     snap()
     for i, e in enumerate(entries):
@@ -270,16 +278,14 @@ def lost_versions(database_url: str, code: str, seen: Seen) -> tuple[int, int]:
 
 
 class TcpProxy:
-    """A TCP proxy on a free loopback port to ``target``; :meth:`cut` closes every connection and
-    refuses new ones, :meth:`hang` stops passing bytes (the database seems to hang),
-    :meth:`restore` passes again."""
+    """:class:`kemps.server.proxy.CuttingProxy` on a thread of its own (for tests that are not
+    async): :meth:`cut` closes every connection and refuses new ones, :meth:`hang` stops passing
+    bytes (the database seems to hang), :meth:`restore` passes again."""
 
     def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.port = free_port()
-        self.mode = "pass"
+        self.proxy = CuttingProxy(*target)
+        self.port = self.proxy.port
         self._loop = asyncio.new_event_loop()
-        self._writers: set[asyncio.StreamWriter] = set()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._main, daemon=True)
         self._thread.start()
@@ -287,70 +293,30 @@ class TcpProxy:
 
     def _main(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._server = self._loop.run_until_complete(
-            asyncio.start_server(self._client, "127.0.0.1", self.port))
+        self._loop.run_until_complete(self.proxy.start())
         self._ready.set()
         self._loop.run_forever()
 
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.mode == "cut":
-            writer.transport.abort()
-            return
-        try:
-            up_r, up_w = await asyncio.open_connection(*self.target)
-        except OSError:
-            writer.transport.abort()
-            return
-        self._writers.update((writer, up_w))
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while True:
-                    data = await src.read(65536)
-                    if not data:
-                        break
-                    while self.mode == "hang":
-                        await asyncio.sleep(0.05)
-                    if self.mode == "cut":
-                        break
-                    dst.write(data)
-                    await dst.drain()
-            except (OSError, ConnectionError):
-                pass
-            finally:
-                dst.transport.abort()
-
-        await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
-        self._writers.difference_update((writer, up_w))
-
-    def _abort_all(self) -> None:
-        for w in list(self._writers):
-            w.transport.abort()
-        self._writers.clear()
-
     def cut(self) -> None:
-        self.mode = "cut"
-        self._loop.call_soon_threadsafe(self._abort_all)
+        self._loop.call_soon_threadsafe(self.proxy.cut)
 
     def hang(self) -> None:
-        self.mode = "hang"
+        self.proxy.hang()
 
     def restore(self) -> None:
-        self.mode = "pass"
+        self.proxy.restore()
 
     async def _shutdown(self) -> None:
         """Inside the proxy's loop: every connection aborted and every client task finished
         (a task left pending when the loop stops leaves its sockets unclosed: a warning, which
         the suite treats as an error)."""
-        self._abort_all()
-        self._server.close()
+        await self.proxy.close()
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def close(self) -> None:
-        self.mode = "cut"
         done = asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
         with contextlib.suppress(Exception):
             done.result(5)

@@ -51,7 +51,7 @@ def server_thread(database_url: str, **settings: object) -> Iterator[Running]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a condition: long only on a loaded machine
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the test server did not start")
@@ -76,7 +76,7 @@ def server_process(database_url: str, port: int | None = None,
              database_url], env={**os.environ, **(env or {})}, stdout=log,
             stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a condition: long only on a loaded machine
         while True:
             try:
                 httpx.get(url + "/api/presets", timeout=1.0)

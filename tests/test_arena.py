@@ -117,7 +117,7 @@ def test_right_stops_against_the_first_side_are_counted_from_the_calls() -> None
 
     rules = find_preset("squarescores").replace(attention=True)  # heard signals: stops are common
     total = 0
-    for k in range(12):
+    for k in range(20):
         seed = match_seed(1, 0, k)
         stats = play_match_stats((rules, "sharp", "careless", k, seed))
         level_of = ["sharp" if (p + k) % 2 == 0 else "careless" for p in range(2)]
@@ -136,7 +136,7 @@ def test_right_stops_against_the_first_side_are_counted_from_the_calls() -> None
         assert stats.stopped_right == expected
         total += expected
     assert total > 0
-    assert run_arena(rules, ["sharp"], 12, seed=1, families=["careless"])[0].stopped_right == total
+    assert run_arena(rules, ["sharp"], 20, seed=1, families=["careless"])[0].stopped_right == total
 
 
 def test_first_signals_after_the_own_swap_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,7 +153,7 @@ def test_first_signals_after_the_own_swap_are_counted(monkeypatch: pytest.Monkey
     from kemps.rules import RuleSet
 
     rules = find_preset("pagat")
-    plain = run_arena(rules, ["sharp"], 8, seed=3, families=["mirror"])[0]
+    plain = run_arena(rules, ["sharp"], 12, seed=3, families=["mirror"])[0]
     assert plain.first_signals >= 20 and plain.after_swap_share >= 0.9, plain
     pausing = replace(SHARP, signal_pause=1.0)
     made = arena_module.player_factory
@@ -166,6 +166,6 @@ def test_first_signals_after_the_own_swap_are_counted(monkeypatch: pytest.Monkey
         return made(name)
 
     monkeypatch.setattr(arena_module, "player_factory", factory)
-    paused = run_arena(rules, ["sharp"], 8, seed=3, families=["mirror"])[0]
+    paused = run_arena(rules, ["sharp"], 12, seed=3, families=["mirror"])[0]
     dealt = paused.first_signals - paused.signals_after_swap
     assert paused.first_signals >= 20 and paused.signals_after_swap == 0, (dealt, paused)

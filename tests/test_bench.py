@@ -78,3 +78,18 @@ def test_deep_size_counts_a_mid_hand_table() -> None:
     total, parts = deep_size(table)
     assert total > sum(parts.values()) > 0
     assert parts["hands"] > 0 and parts["middle"] > 0
+
+
+@pytest.mark.parametrize("level", ["simple", "sharp"])
+def test_the_simulator_is_given_as_a_ratio_to_a_floor_of_the_same_run(report: str,
+                                                                       level: str) -> None:
+    """Issue 29: the simulator's speed against a floor measured in the same run (the same
+    matches' accepted actions in a bare loop of applies), median and spread; the bots, driver
+    and views cost something on top, so the ratio is above 1."""
+    line = next(x for x in report.splitlines()
+                if x.startswith(f"| simulated matches, 4 {level} bots"))
+    row = [c.strip() for c in line.strip().strip("|").split("|")]
+    m = re.fullmatch(r"([\d.]+)x \(([\d.]+)-([\d.]+)\)", row[3])
+    assert m, row[3]
+    median, low, high = (float(x) for x in m.groups())
+    assert 1.0 < low <= median <= high

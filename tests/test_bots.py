@@ -388,7 +388,7 @@ def test_a_speed_replaces_the_reaction_times_and_nothing_else() -> None:
 def test_bot_modules_import_in_one_direction() -> None:
     """Issue 10 item 6: the bots' modules form a one-way order (no module imports, even lazily
     inside a function, a module that imports it back): base, seatcards, eyes, simple, strength, watch,
-    player, levels, families."""
+    player, learned, levels, families, scripted."""
     import ast
     from pathlib import Path
 
@@ -404,8 +404,8 @@ def test_bot_modules_import_in_one_direction() -> None:
             node.module.rsplit(".", 1)[1] for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and node.module
             and node.module.startswith("kemps.bots.")}
-    order = ["base", "seatcards", "eyes", "simple", "strength", "watch", "player", "levels",
-             "families"]
+    order = ["base", "seatcards", "eyes", "simple", "strength", "watch", "player", "learned", "levels",
+             "families", "scripted"]
     assert sorted(graph) == sorted(order)
     for i, module in enumerate(order):
         assert graph[module] <= set(order[:i]), (module, graph[module] - set(order[:i]))

@@ -19,9 +19,10 @@ from kemps.actions import Gesture as GestureAction
 from kemps.actions import Look
 from kemps.bots.base import Bot, Plan
 from kemps.bots.eyes import HUMAN_LOOK_S, READY_S, Eyes
-from kemps.bots.levels import LEVEL_NAMES, make_bot
+from kemps.bots.levels import LEVEL_NAMES, SHARP, bot_factory, make_bot
 from kemps.bots.player import KempsBot
 from kemps.cards import parse_cards
+from kemps.driver import MIN_GAP_S
 from kemps.errors import Rejected
 from kemps.events import (
     Event,
@@ -189,40 +190,145 @@ def test_bot_looks_wait_for_the_tables_look_gap() -> None:
 
 
 # == signalling by the looks ======================================================================
-def test_a_careful_bot_signals_only_while_no_opponent_watches() -> None:
-    """S2 signals row 9 (the other team has "a fair chance to see it", no more): with four of a
-    kind the sharp bot looks at its partner (S0 "looks at their partner; the signal comes a moment
-    after") and gives its signal only while both opponents look elsewhere; a signal planned when
-    an opponent turns to it is held back."""
+def _signal_plans(plans: list[Plan]) -> list[Plan]:
+    return [p for p in plans if p.channel == "signal" and isinstance(p.action, GestureAction)]
+
+
+def test_a_careful_bot_looks_at_its_partner_and_signals_when_no_opponent_watches() -> None:
+    """S0 "Calling Stop Kemps": "A player who has just made four of a kind stops swapping, sits a
+    little stiller and looks at their partner; the signal comes a moment after". The sharp bot
+    with four first looks at its partner, then signals a moment after while both opponents look
+    elsewhere; a signal planned when an opponent then turns to it is held back while a person
+    could still stop their hand; and it never waits longer than ``signal_wait_s`` (S2 signals
+    row 9: the other team keeps "a fair chance to see it")."""
     bot = _bot("sharp")
+    wait = bot.level.signal_wait_s
+    assert wait <= 2.0
     _deal(bot, "2H 5D 9C KS", "3C 6D 7H 8S")
     bot.on_events([Looked(0.2, 1, 0)], 0.2)  # an opponent watches us
-    made = bot.on_events([Swapped(0.5, 0, parse_cards("7H"), parse_cards("2H"), (0,))], 0.5)
-    assert not _signals(made)
-    bot.on_events([Swapped(0.6, 3, parse_cards("3C"), parse_cards("JD"), (0,))], 0.6)
+    bot.on_events([Swapped(0.5, 0, parse_cards("7H"), parse_cards("2H"), (0,))], 0.5)
     bot.cards.hand = list(parse_cards("7H 7S 7D 7C"))
-    assert not _signals(bot.on_events([Looked(1.0, 2, 0)], 1.0))  # partner looks too: seen
-    assert bot._look_target(1.0) == 2
-    plans = bot.on_events([Looked(1.6, 1, "middle")], 1.6)
-    assert _signals(plans) == [GestureAction(0, "touch_ear")]
-    held = bot.on_events([Looked(1.7, 3, 0)], 1.7)  # an opponent turns to us first
-    assert any(p.channel == "signal" and p.action is None for p in held)
-    assert _signals(bot.on_events([Looked(2.1, 3, "hand")], 2.1))
+    made = bot.on_events([Swapped(0.6, 3, parse_cards("3C"), parse_cards("JD"), (0,))], 0.6)
+    assert _looks(made) == [Look(0, 2)]  # the eyes go to the partner first
+    held = _signal_plans(made)
+    # Not yet the moment: the signal is planned for the end of the wait, never later.
+    assert len(held) == 1 and 0.6 + held[0].delay == pytest.approx(0.6 + wait)
+    assert not _signal_plans(bot.on_events([Looked(1.0, 0, 2)], 1.0))  # watched: still held
+    plans = bot.on_events([Looked(1.2, 1, "middle")], 1.2)  # nobody watches now
+    soon = _signal_plans(plans)
+    assert len(soon) == 1 and HUMAN_LOOK_S <= soon[0].delay < wait - 0.6
 
 
-def test_a_less_patient_level_signals_anyway_after_its_wait() -> None:
-    """club waits ``signal_wait_s`` (2 s) for the opponents to look away, then signals anyway."""
-    bot = _bot("club")
-    _deal(bot, "7H 7S 7D 7C")
-    bot.on_events([Looked(0.1, 1, 0)], 0.1)
-    assert not _signals(bot.on_events([Looked(0.5, 3, "middle")], 0.5))
-    assert _signals(bot.on_events([Looked(2.5, 3, 1)], 2.5))
+def test_a_level_without_signal_look_first_signals_unwatched_before_its_eyes_turn() -> None:
+    """Issue 27's measured option (``Level.signal_look_first``, on at every level): sharp, which
+    turns to its partner before its first signal, holds its signal until its eyes are there;
+    the same level without it, making four while no opponent looks at it, signals a moment
+    later, its look at the partner planned beside the signal, not before it."""
+    for turns_first in (True, False):
+        bot = KempsBot(0, ATTENTION, random.Random(3),
+                       replace(SHARP, signal_look_first=turns_first))
+        _deal(bot, "2H 5D 9C KS", "3C 6D 7H 8S")
+        bot.on_events([Swapped(0.5, 0, parse_cards("7H"), parse_cards("2H"), (0,))], 0.5)
+        bot.cards.hand = list(parse_cards("7H 7S 7D 7C"))
+        made = bot.on_events([Swapped(0.6, 3, parse_cards("3C"), parse_cards("JD"), (0,))], 0.6)
+        assert _looks(made) == [Look(0, 2)]  # the eyes go to the partner either way
+        signal = _signal_plans(made)
+        assert len(signal) == 1
+        if turns_first:
+            assert signal[0].delay == pytest.approx(bot.level.signal_wait_s)  # held
+        else:
+            assert HUMAN_LOOK_S <= signal[0].delay <= bot.level.reaction_s[1]
 
 
-def test_a_careless_level_signals_whoever_looks() -> None:
-    """casual gives its signal as soon as it can, looks or no looks."""
+def test_a_signal_is_held_back_from_a_watcher_only_until_the_wait_is_over() -> None:
+    """An opponent who turns to the bot more than a reaction time before its signal is due
+    sees it held back, to the end of the level's wait and no later (a level with a drawn pause
+    before its signal, so that the signal is due later than any reaction time)."""
+    bot = KempsBot(0, ATTENTION, random.Random(3),
+                   replace(SHARP, signal_pause=1.0, signal_pause_s=(1.0, 1.2)))
+    _deal(bot, "2H 5D 9C KS", "3C 6D 7H 8S")
+    bot.cards.hand = list(parse_cards("7H 7S 7D 7C"))
+    plans = _signal_plans(bot.on_events([Looked(0.5, 0, 2)], 0.5))
+    assert len(plans) == 1 and plans[0].delay > bot.level.reaction_s[1] + 0.1
+    held = _signal_plans(bot.on_events([Looked(0.55, 3, 0)], 0.55))
+    assert len(held) == 1
+    assert 0.55 + held[0].delay == pytest.approx(0.5 + bot.level.signal_wait_s)
+
+
+def test_a_signal_is_not_withdrawn_faster_than_a_person_could() -> None:
+    """A look that comes less than a reaction time (never under 0.3 s) before the signal is
+    due changes nothing: a person could not stop their hand in time either."""
+    bot = _bot("sharp")
+    _deal(bot, "2H 5D 9C KS", "3C 6D 7H 8S")
+    bot.cards.hand = list(parse_cards("7H 7S 7D 7C"))
+    # Our eyes reach the partner and nobody watches us: the signal comes a moment after.
+    plans = _signal_plans(bot.on_events([Looked(0.5, 0, 2)], 0.5))
+    assert len(plans) == 1 and plans[0].delay >= HUMAN_LOOK_S
+    due = 0.5 + plans[0].delay
+    late = due - HUMAN_LOOK_S / 2  # an opponent turns to us 0.15 s before the signal
+    assert not _signal_plans(bot.on_events([Looked(late, 1, 0)], late))
+
+
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+def test_every_level_signals_within_two_seconds_of_making_four(level: str) -> None:
+    """No bot waits without limit for an unwatched moment (issue 25; S2 signals row 9): over a
+    whole simulated match at an attention table, every first signal of a hand comes at most
+    ``signal_wait_s`` (2 s; simple: ``LOOK_FIRST_S``) after the bot first held four of a kind,
+    plus the driver's gap between a seat's moves."""
+    four_at: dict[int, float] = {}
+    gaps: list[float] = []
+    factory = bot_factory(level)
+
+    class Timed:
+        def __init__(self, inner: Bot) -> None:
+            self.inner, self.seat = inner, inner.seat
+
+        def _check(self, now: float) -> None:
+            hand = getattr(self.inner, "cards", None)
+            held = hand.hand if hand is not None else []
+            if (len(held) == 4 and len({c.rank for c in held}) == 1
+                    and self.seat not in four_at):
+                four_at[self.seat] = now
+
+        def on_view(self, view: SeatView, now: float) -> list[Plan]:
+            return self.inner.on_view(view, now)
+
+        def on_events(self, events: list[Event], now: float) -> list[Plan]:
+            for e in events:
+                if isinstance(e, HandDealt):
+                    four_at.pop(self.seat, None)
+                elif (isinstance(e, Gestured) and e.seat == self.seat and self.seat in four_at
+                      and e.gesture in getattr(self.inner, "signals", ())):
+                    gaps.append(e.t - four_at.pop(self.seat))
+                    four_at[self.seat] = float("inf")  # its first signal this hand is counted
+            out = self.inner.on_events(events, now)
+            if self.inner.phase == "play":  # type: ignore[attr-defined]
+                self._check(now)
+            return out
+
+        def on_rejected(self, action: object, error: Rejected, now: float) -> list[Plan]:
+            return self.inner.on_rejected(action, error, now)  # type: ignore[arg-type]
+
+    def build(seat: int, rules: RuleSet, rng: random.Random) -> Bot:
+        return Timed(factory(seat, rules, rng))
+
+    for seed in range(3):
+        assert simulate_match(ATTENTION, seed, bots=build, keep_events=False).finished
+    assert len(gaps) >= 5, gaps
+    assert max(gaps) <= 2.0 + MIN_GAP_S + 0.01, sorted(gaps)[-5:]
+
+
+def test_a_level_that_does_not_mind_the_opponents_signals_once_it_looks_at_its_partner() -> None:
+    """casual (no ``signal_unseen``) signals a moment after its eyes reach its partner, whoever
+    looks at it."""
     bot = _bot("casual")
-    assert _signals(_deal(bot, "7H 7S 7D 7C"))
+    _deal(bot, "2H 5D 9C KS", "3C 6D 7H 8S")
+    bot.on_events([Looked(0.2, 1, 0), Looked(0.3, 3, 0)], 0.3)  # both opponents stare
+    bot.cards.hand = list(parse_cards("7H 7S 7D 7C"))
+    first = _signal_plans(bot.on_events([Looked(0.5, 1, 0)], 0.5))
+    assert first and first[0].delay == pytest.approx(bot.level.signal_wait_s)  # looking first
+    plans = _signal_plans(bot.on_events([Looked(0.9, 0, 2)], 0.9))
+    assert len(plans) == 1 and HUMAN_LOOK_S <= plans[0].delay <= bot.level.reaction_s[1]
 
 
 def test_a_gesture_by_an_opponent_looking_at_its_partner_is_likelier_a_signal() -> None:

@@ -95,7 +95,7 @@ def test_against_a_pair_that_changes_signal_every_hand_wrong_stays_below_right()
     # A signal that changes every hand cannot be read from earlier hands: the sharp bot calls
     # only on the cards it saw taken (S0 "Do not call on a hunch"), so it calls seldom, and is
     # right when it does.
-    t = _stops(changer, 60)
+    t = _stops(changer, 300)  # few calls: enough matches to see some (2 right in 300)
     right = t["before_right"] + t["after_right"]
     wrong = t["before_wrong"] + t["after_wrong"]
     assert right >= 1, t

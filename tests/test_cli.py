@@ -91,3 +91,20 @@ def test_write_section_keeps_the_other_sections(tmp_path: Path) -> None:
     text = doc.read_text()
     assert "faster" in text and "fast\n" not in text and "p99 3 ms" in text
     assert text.index("Engine") < text.index("Server")
+
+
+def test_serve_on_a_port_in_use_says_so_and_stops(tmp_path: Path) -> None:
+    """`make run` beside another server: one sentence naming the port and how to choose another
+    (exit 2), not uvicorn's error after the banner."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "kemps", "serve", "--port", str(port),
+                               "--database-url", f"sqlite+aiosqlite:///{tmp_path / 'k.sqlite'}"],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done
+    assert f"127.0.0.1:{port} is in use" in done.stderr and "KEMPS_PORT" in done.stderr
+    assert "kemps server on" not in done.stdout

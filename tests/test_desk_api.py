@@ -68,9 +68,9 @@ def test_seed000_hand_by_hand_undo_edit_refusals_export_import(database_url: str
         assert view["summary"]["winners"] == ["Alice & Cara"]
         assert [s["spelled"] for s in view["summary"]["standings"]] == ["K-E-M", "K-E-M-P-S"]
         assert len(view["history"]) == 8
-        # a hand after the match ended
+        # a hand after the match ended: the sheet is not in a state for it (409)
         msg = _refused(c.post(f"/api/desk/sheets/{sid}/hands", json={"call": "real_deal"}),
-                       "match_over")
+                       "match_over", 409)
         assert msg.startswith("Hand 9:")
         # undo the last hand: Ben & Dev back to 4, the match on again
         r = c.post(f"/api/desk/sheets/{sid}/undo")
@@ -89,10 +89,11 @@ def test_seed000_hand_by_hand_undo_edit_refusals_export_import(database_url: str
                        "not_your_partner")
         assert msg.startswith("Hand 3:")
         assert c.get(f"/api/desk/sheets/{sid}").json()["sheet"] == before
+        # a hand the address names that the sheet does not have: 404
         _refused(c.put(f"/api/desk/sheets/{sid}/hands/99", json={"call": "real_deal"}),
-                 "no_such_hand")
+                 "no_such_hand", 404)
         _refused(c.delete(f"/api/desk/sheets/{sid}/hands/0"), "bad_request", 422)  # from 1
-        _refused(c.delete(f"/api/desk/sheets/{sid}/hands/99"), "no_such_hand")
+        _refused(c.delete(f"/api/desk/sheets/{sid}/hands/99"), "no_such_hand", 404)
         # put hand 2 back, and hand 8 again: the worked game once more
         c.put(f"/api/desk/sheets/{sid}/hands/2", json=hands[1])
         r = c.post(f"/api/desk/sheets/{sid}/hands", json=hands[7])
@@ -110,10 +111,14 @@ def test_seed000_hand_by_hand_undo_edit_refusals_export_import(database_url: str
         assert imported.json()["summary"] == view["summary"]
         assert imported.json()["sheet"]["hands"] == [dict(h) for h in hands]
         # refusals of whole sheets and unknown ids
+        # a pair of one player twice is not the declared shape (uniqueItems); the same name in
+        # another spelling is the scorekeeper's refusal
         _refused(c.post("/api/desk/sheets", json={"pairs": [["Al", "Al"], ["B", "C"]]}),
+                 "bad_request", 422)
+        _refused(c.post("/api/desk/sheets", json={"pairs": [["Al", "al "], ["B", "C"]]}),
                  "bad_sheet")
         _refused(c.post("/api/desk/sheets", json={"pairs": [["A", "B"], ["C", "D"]],
-                                                  "preset": "nonsense"}), "unknown_preset")
+                                                  "preset": "nonsense"}), "bad_request", 422)
         _refused(c.get("/api/desk/sheets/9999"), "no_such_sheet", 404)
         _refused(c.post("/api/desk/sheets/9999/undo"), "no_such_sheet", 404)
         listed = c.get("/api/desk/sheets").json()["sheets"]
@@ -182,13 +187,13 @@ def test_a_tournament_to_its_champion(database_url: str) -> None:
         first = schedule[0]
         view = _result(c, tid, first["id"], letters_for(first))
         _refused(c.post(f"/api/desk/tournaments/{tid}/matches/{first['id']}/result",
-                        json={"letters": [1, 1]}), "already_recorded")
+                        json={"letters": [1, 1]}), "already_recorded", 409)
         _refused(c.post(f"/api/desk/tournaments/{tid}/matches/M2/result",
                         json={"letters": [2, 2]}), "bad_result")
         _refused(c.post(f"/api/desk/tournaments/{tid}/matches/Z9/result",
-                        json={"letters": [3, 0]}), "no_such_match")
+                        json={"letters": [3, 0]}), "no_such_match", 404)  # named in the address
         _refused(c.put(f"/api/desk/tournaments/{tid}/settings", json={"letters": 2}),
-                 "settings_fixed")
+                 "settings_fixed", 409)
         _refused(c.get("/api/desk/tournaments/999"), "no_such_tournament", 404)
         assert c.get(f"/api/desk/tournaments/{tid}").json()["tournament"]["log"] == \
             view["tournament"]["log"]
@@ -220,10 +225,10 @@ def test_a_tournament_to_its_champion(database_url: str) -> None:
         assert forfeited == {m["id"] for m in schedule if "Dogs" in (m["home"], m["away"])
                              and m["id"] not in done}
         _refused(c.post(f"/api/desk/tournaments/{tid}/withdraw", json={"team": "Dogs"}),
-                 "already_withdrawn")
+                 "already_withdrawn", 409)
         for mid in sorted(forfeited):
             _refused(c.post(f"/api/desk/tournaments/{tid}/matches/{mid}/result",
-                            json={"letters": [3, 0]}), "forfeit")
+                            json={"letters": [3, 0]}), "forfeit", 409)
         for m in schedule:
             if m["id"] not in done | forfeited:
                 view = _result(c, tid, m["id"], letters_for(m, winner=2))
@@ -237,7 +242,7 @@ def test_a_tournament_to_its_champion(database_url: str) -> None:
         assert all("forfeit" in f for f in st["forfeits"])
         assert "head-to-head" in st["rule"]
         _refused(c.post(f"/api/desk/tournaments/{tid}/withdraw", json={"team": "Owls"}),
-                 "event_over")
+                 "event_over", 409)
         assert any(x["id"] == tid and x["champion"] == "Owls"
                    for x in c.get("/api/desk/tournaments").json()["tournaments"])
 

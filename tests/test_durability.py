@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import random
 import subprocess
@@ -216,6 +217,13 @@ def test_postgresql_hanging_pauses_and_sigterm_is_bounded(postgres_url: str) -> 
         for code, _ in rooms:
             lost, told = await asyncio.to_thread(lost_versions, postgres_url, code, seen[code])
             assert lost == 0, f"{lost} of {told} versions told are missing or differ"
+        # Stopped while storage was away: what it held is saved (issue 26), the room in it.
+        dumps = list(Path(srv.rescue_dir).glob("kemps-rescue-*.json"))
+        assert len(dumps) == 1, dumps
+        saved = json.loads(dumps[0].read_text())
+        assert saved["reason"] == "the server stopped while storage was away"
+        assert [r["row"]["code"] for r in saved["rooms"]] == [code for code, _ in rooms]
+        assert len(saved["rooms"][0]["steps"]) >= max(seen[rooms[0][0]].top(), 1)
         return took
 
     try:

@@ -20,8 +20,10 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
 from kemps.actions import Call, Gesture, Look, Swap
-from kemps.env import EnvError, KempsParallelEnv, env, parallel_env
+from kemps.env import EnvError, KempsParallelEnv, observe
+from kemps.env import env as _aec_env
 from kemps.env import layout as lay
+from kemps.env import parallel_env as _parallel_env
 from kemps.env.bench import run as bench_run
 from kemps.errors import Rejected
 from kemps.events import HandDealt
@@ -37,6 +39,17 @@ KNOWN_NOTES = (
 )
 
 CALLS = ("kemps", "double_kemps", "stop", "double_stop")
+FORMS = ("flat", "dict")
+
+
+# Most tests below read the Dict form (observation and mask side by side); the flat form, the
+# default, carries the very same arrays (test_flat_and_dict_forms_carry_the_same_arrays).
+def parallel_env(*args: Any, observation: str = "dict", **kw: Any) -> KempsParallelEnv:
+    return _parallel_env(*args, observation=observation, **kw)
+
+
+def env(*args: Any, observation: str = "dict", **kw: Any) -> Any:
+    return _aec_env(*args, observation=observation, **kw)
 
 # (preset, options): several presets and pair counts, each rule that changes the action space or
 # the masks somewhere: one-card swaps and Stop on a player (S0) with a playing dealer's Go (S2
@@ -64,13 +77,15 @@ def make_aec(preset: str, options: dict[str, Any], **kw: Any) -> Any:
     return env(preset, pairs=pairs, options=opts, **kw)
 
 
-def only_known_notes(run: Callable[[], None]) -> list[str]:
-    """Run a PettingZoo check; fail on any warning but the known Dict-observation notes."""
+def only_known_notes(run: Callable[[], None], form: str = "dict") -> list[str]:
+    """Run a PettingZoo check; fail on any warning but, in the Dict form, the known
+    Dict-observation notes (the flat form must give none at all)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         run()
     notes = [str(w.message) for w in caught]
-    unknown = [m for m in notes if not m.startswith(KNOWN_NOTES)]
+    known = KNOWN_NOTES if form == "dict" else ()
+    unknown = [m for m in notes if not m.startswith(known)] if known else notes
     assert not unknown, unknown
     return notes
 
@@ -97,30 +112,69 @@ def random_episode(par: KempsParallelEnv, seed: int, ticks: int = 10_000
 
 
 # == PettingZoo's own tests =========================================================================
-@pytest.mark.parametrize(("preset", "options"), [*TABLES, ("pagat", {"pairs": 12})])
-def test_parallel_api_test(preset: str, options: dict[str, Any]) -> None:
-    only_known_notes(lambda: parallel_api_test(make(preset, options), num_cycles=400))
+# The flat form (the default) on every table; the Dict form on one (the same arrays, tested below).
+@pytest.mark.parametrize(("preset", "options", "form"), [
+    *[(p, o, "flat") for p, o in [*TABLES, ("pagat", {"pairs": 12})]], (*TABLES[0], "dict")])
+def test_parallel_api_test(preset: str, options: dict[str, Any], form: str) -> None:
+    only_known_notes(lambda: parallel_api_test(make(preset, options, observation=form),
+                                               num_cycles=400), form)
 
 
-@pytest.mark.parametrize(("preset", "options"), TABLES[:3])
-def test_aec_api_test(preset: str, options: dict[str, Any]) -> None:
-    notes = only_known_notes(lambda: api_test(make_aec(preset, options), num_cycles=200))
-    assert notes  # PettingZoo did look at the Dict observation
+@pytest.mark.parametrize(("preset", "options", "form"), [
+    *[(p, o, "flat") for p, o in TABLES[:3]], (*TABLES[0], "dict")])
+def test_aec_api_test(preset: str, options: dict[str, Any], form: str) -> None:
+    notes = only_known_notes(lambda: api_test(make_aec(preset, options, observation=form),
+                                              num_cycles=200), form)
+    assert bool(notes) == (form == "dict")  # PettingZoo did look at the Dict observation
 
 
-def test_api_test_with_bots_in_some_seats() -> None:
-    only_known_notes(lambda: api_test(env("pagat", agent_seats=[0, 2], bot_level="club"),
-                                      num_cycles=200))
+@pytest.mark.parametrize("form", FORMS)
+def test_api_test_with_bots_in_some_seats(form: str) -> None:
+    only_known_notes(lambda: api_test(env("pagat", agent_seats=[0, 2], bot_level="club",
+                                          observation=form), num_cycles=200), form)
     only_known_notes(lambda: parallel_api_test(
-        parallel_env("points-to-five", pairs=3, agent_seats=[1], bot_level="sharp"),
-        num_cycles=200))
+        parallel_env("points-to-five", pairs=3, agent_seats=[1], bot_level="sharp",
+                     observation=form), num_cycles=200), form)
 
 
-@pytest.mark.parametrize(("preset", "options"), TABLES[:2])
-def test_seed_tests(preset: str, options: dict[str, Any]) -> None:
-    only_known_notes(lambda: seed_test(lambda: make_aec(preset, options, agent_seats=[0, 1]),
-                                       num_cycles=150))
-    only_known_notes(lambda: parallel_seed_test(lambda: make(preset, options), num_cycles=150))
+@pytest.mark.parametrize(("preset", "options", "form"), [
+    *[(p, o, "flat") for p, o in TABLES[:2]], (*TABLES[0], "dict")])
+def test_seed_tests(preset: str, options: dict[str, Any], form: str) -> None:
+    only_known_notes(lambda: seed_test(lambda: make_aec(preset, options, agent_seats=[0, 1],
+                                                        observation=form), num_cycles=150), form)
+    only_known_notes(lambda: parallel_seed_test(lambda: make(preset, options, observation=form),
+                                                num_cycles=150), form)
+
+
+def test_flat_and_dict_forms_carry_the_same_arrays() -> None:
+    """The default flat form: a Box observation (no Dict for PettingZoo to warn about), the
+    mask in the infos; the Dict form holds the very same arrays, step for step."""
+    flat = _parallel_env("points-to-five", pairs=3, agent_seats=[0, 4], bot_level="club")
+    both = parallel_env("points-to-five", pairs=3, agent_seats=[0, 4], bot_level="club")
+    assert flat.observation_form == "flat"
+    assert flat.observation_space("seat_0") == flat.flat_space
+    assert flat.flat_space.shape == both.observation_space("seat_0")["observation"].shape
+    obs_f, info_f = flat.reset(seed=9)
+    obs_d, info_d = both.reset(seed=9)
+    rng = np.random.default_rng(9)
+    steps = 0
+    while flat.agents:
+        for a in flat.agents:
+            assert obs_f[a].dtype == np.float32 and flat.observation_space(a).contains(obs_f[a])
+            assert np.array_equal(obs_f[a], obs_d[a]["observation"])
+            assert np.array_equal(info_f[a]["action_mask"], obs_d[a]["action_mask"])
+            assert np.array_equal(info_d[a]["action_mask"], obs_d[a]["action_mask"])
+        acts = {a: int(rng.choice(np.flatnonzero(info_f[a]["action_mask"])))
+                for a in flat.agents}
+        obs_f, _, _, _, info_f = flat.step(acts)
+        obs_d, _, _, _, info_d = both.step(acts)
+        steps += 1
+    assert steps > 100 and flat.record().to_json() == both.record().to_json()
+    # the documented layout: parts in order, end to end, as long as the vector
+    parts = observe.parts(6, 3)
+    assert [p[1] for p in parts] == [0, *np.cumsum([p[2] for p in parts])[:-1]]
+    assert sum(p[2] for p in parts) == observe.size(6, 3) == flat.flat_space.shape[0]
+    assert dict((p[0], p[1]) for p in parts)["picked up"] == 4 + 8 * 18 + 13
 
 
 @pytest.mark.parametrize(("preset", "options"), [TABLES[0], TABLES[3]])
@@ -450,7 +504,8 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
     for kwargs in ({"episode": "set"}, {"tick_s": 0}, {"agent_seats": [7]}, {"bots": {9: "club"}},
                    {"agent_seats": []}, {"reaction_s": -1}, {"render_mode": "rgb_array"},
                    {"agent_seats": [0], "bots": {0: "club"}}, {"agent_seats": [0],
-                                                               "reaction_s": {1: 0.1}}):
+                                                               "reaction_s": {1: 0.1}},
+                   {"observation": "tuple"}):
         with pytest.raises(EnvError) as err:
             parallel_env("pagat", **kwargs)
         assert err.value.code == "bad_option"
@@ -472,14 +527,19 @@ def test_cooling_down_leaves_only_the_noop() -> None:
 
 # == the benchmark ================================================================================
 def test_benchmark_runs_and_replays_the_same_table_work() -> None:
-    """The benchmark's floor (the same actions through the driver alone) must reproduce the
-    environment's match record, so the ratio compares the same table work."""
-    result = bench_run(ticks=300, repeats=1, seed=1, best_of=1, envs=2)
+    """The benchmark's floors (the same matches through Table.apply, and the same actions
+    through the driver alone, which must reproduce the environment's match records) and its
+    vector run give every figure, in the same run; no timing is asserted."""
+    result = bench_run(ticks=300, repeats=1, seed=1, best_of=1, tables=4, vector_steps=2)
     assert result["same_records"] is True
     (run,) = result["runs"]
     assert run["steps"] >= 300 and run["matches"] >= 1
-    assert result["ratio"] == pytest.approx(run["env_steps_per_s"] / run["driver_ticks_per_s"])
-    assert result["many_steps_per_s"] > 0
+    assert run["applies"] > run["matches"]  # at least a deal and a move a match
+    assert result["step_per_apply"] == pytest.approx(run["step_us"] / run["apply_us"])
+    assert result["env_per_driver"] == pytest.approx(
+        run["env_steps_per_s"] / run["driver_ticks_per_s"])
+    assert result["vector_seat_actions_per_cpu_s"] > 0
+    assert len(result["load"]) == 2
 
 
 def test_a_reaction_of_more_than_a_tick_applies_the_action_later() -> None:

@@ -59,6 +59,25 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def all_heartbeating(nodes: list[Node], timeout_s: float = 60.0) -> None:
+    """Until every node of ``nodes`` sees all of them up (each has sent a heartbeat, and its
+    Redis answers): asked of each node's /api/health, not waited for by time."""
+    want = {n.name for n in nodes}
+    deadline = time.monotonic() + timeout_s
+    seen: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        for n in nodes:
+            try:
+                cluster = httpx.get(n.url + "/api/health", timeout=5).json().get("cluster")
+            except (httpx.HTTPError, ValueError):
+                cluster = None
+            seen[n.name] = sorted(x["id"] for x in (cluster or {}).get("nodes", []))
+        if all(want <= set(ids) for ids in seen.values()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not every node heartbeating in {timeout_s:.0f} s: {seen}")
+
+
 class Node:
     """One ``kemps serve`` process, one of many."""
 
@@ -76,14 +95,17 @@ class Node:
             stderr=subprocess.DEVNULL)
 
     def wait(self) -> None:
-        deadline = time.monotonic() + 40
-        while time.monotonic() < deadline:
+        # 120 s: at load 20-30 a node's imports alone took over 20 s and three starting at once
+        # missed 60 s; a node that exits is reported at once.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 if httpx.get(self.url + "/api/presets", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError(f"node {self.name} did not start")
+        raise RuntimeError(f"node {self.name} did not start" if self.proc.poll() is None
+                           else f"node {self.name} exited ({self.proc.returncode})")
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -122,7 +144,7 @@ def nodes() -> Iterator[list[Node]]:
         started += [Node("n2"), Node("n3")]
         for n in started[1:]:
             n.wait()
-        time.sleep(1.5)  # every node has sent a heartbeat
+        all_heartbeating(started)
         yield list(started)
     finally:
         for n in started:
@@ -491,7 +513,7 @@ def test_a_real_node_cut_off_from_redis_is_fenced_out_and_nothing_is_written_twi
     try:
         for n in nodes[1:]:
             n.wait()
-        time.sleep(1.5)
+        all_heartbeating(nodes)
         n1, n3 = nodes[0], nodes[2]
         r = httpx.post(f"{n3.url}/api/rooms", json={"name": "Alice", "preset": "pagat",
                        "options": {"idle_sweep_s": 0.0}}, headers={"x-kemps-forwarded": "t"},
@@ -562,3 +584,70 @@ def test_a_real_node_cut_off_from_redis_is_fenced_out_and_nothing_is_written_twi
         proxy.close()
         _flush_redis()
         reset_postgres()
+
+
+def test_seats_taken_through_another_node_are_not_counted_as_that_node_s(
+        nodes: list[Node]) -> None:
+    """Seats per address (docs/protocol.md "One seat a person") with many nodes: the room's owner
+    sees a forwarded request come from the node that forwarded it, so counting it would give all
+    that node's players one bound of 4; a forwarded seat is not counted."""
+    r = httpx.post(f"{nodes[0].url}/api/rooms", json={"name": "Alice", "pairs": 3}, timeout=20)
+    assert r.status_code == 201, r.text
+    code = r.json()["code"]
+    via = next(n for n in nodes if n.name != _owner(code))
+    for seat in range(1, 6):
+        taken = httpx.post(f"{via.url}/api/rooms/{code}/seats",
+                           json={"seat": seat, "name": f"P{seat}"}, timeout=20)
+        assert taken.status_code == 200, (seat, taken.text)
+    room = httpx.get(f"{via.url}/api/rooms/{code}", timeout=20).json()
+    assert [s["kind"] for s in room["seats"]] == ["human"] * 6
+
+
+def _listed_on(node: Node) -> list[str]:
+    r = httpx.get(f"{node.url}/api/tables", timeout=20)
+    assert r.status_code == 200, r.text
+    return [t["code"] for t in r.json()["tables"]]
+
+
+def _until_listed(nodes: list[Node], code: str, listed: bool) -> None:
+    """Wait (a deadline, not a sleep) until every node's list has ``code`` or has not."""
+    deadline = time.monotonic() + 30
+    for n in nodes:
+        while (code in _listed_on(n)) != listed:
+            assert time.monotonic() < deadline, (n.name, code, listed)
+            time.sleep(0.1)
+
+
+def test_an_open_table_listed_on_one_node_is_listed_and_joined_through_the_others(
+        nodes: list[Node]) -> None:
+    """Open tables with three nodes (issue 32: "the lists work with three nodes"): a room
+    listed where it lives shows in every node's ``GET /api/tables`` (each node publishes its own
+    to Redis); unlisted through another node (forwarded to the owner), it leaves every list; a
+    quick match through a node that does not own the table seats the person there."""
+    r = httpx.post(f"{nodes[0].url}/api/rooms", json={"name": "Alice", "listed": True},
+                   timeout=20)
+    assert r.status_code == 201, r.text
+    code, token = r.json()["code"], r.json()["token"]
+    owner = _owner(code)
+    others = [n for n in nodes if n.name != owner]
+    assert len(others) == 2
+    _until_listed(nodes, code, True)
+    [table] = [t for t in httpx.get(f"{others[0].url}/api/tables", timeout=20).json()["tables"]
+               if t["code"] == code]
+    assert table["players"] == ["Alice"] and table["seats_free"] == 3
+    auth = {"Authorization": f"Bearer {token}"}
+    off = httpx.put(f"{others[1].url}/api/rooms/{code}/listed", json={"listed": False},
+                    headers=auth, timeout=20)
+    assert off.status_code == 200 and off.json()["listed"] is False, off.text
+    _until_listed(nodes, code, False)
+    on = httpx.put(f"{others[0].url}/api/rooms/{code}/listed", json={"listed": True},
+                   headers=auth, timeout=20)
+    assert on.status_code == 200 and on.json()["listed"] is True, on.text
+    _until_listed(nodes, code, True)
+    quick = httpx.post(f"{others[1].url}/api/tables/quick", json={"name": "Bea",
+                                                                  "preset": "pagat"}, timeout=20)
+    assert quick.status_code == 200, quick.text
+    assert (quick.json()["quick"], quick.json()["code"]) == ("joined", code)
+    room = httpx.get(f"{others[0].url}/api/rooms/{code}", timeout=20).json()
+    assert [s["name"] for s in room["seats"] if s["kind"] == "human"] == ["Alice", "Bea"]
+    assert _owner(code) == owner  # served where it lives

@@ -75,7 +75,7 @@ def test_a_whole_match_from_the_keyboard(browser: Browser, tmp_path: Path) -> No
         page.keyboard.press("g")
         # (an online table follows looks: your own gesture is played on your person, no bubble)
         signal = page.evaluate("() => window.kemps.S.view.signals[0]")
-        expect(page.locator(".seat.me .person")).to_have_attribute("data-gesture", signal)
+        expect(page.locator(".seat.me .person")).to_have_attribute("data-played", signal)
         if page.evaluate("() => window.kemps.S.view.phase") in ("dealt", "play"):
             page.keyboard.press("l")
             expect(page.locator("#banner")).to_contain_text(re.compile("Right!|Wrong!"),
@@ -376,7 +376,8 @@ def test_the_host_starts_the_rematch(browser: Browser, tmp_path: Path) -> None:
 
 def test_whom_to_stop_from_the_keys_at_three_pairs(browser: Browser, tmp_path: Path) -> None:
     """With three pairs a Stop call asks whom: L opens the choice (the pairs the view lists as
-    targets), 1 picks the first, and the banner says whom the call was on."""
+    targets), Shift and a target's place to your left picks it (1-4 stay the middle's keys: a
+    middle card is picked while the choice is open), and the banner says whom the call was on."""
     with server_thread(sqlite_url(tmp_path), bot_huddle_s=0.5, huddle_s=30) as srv, \
             new_page(browser) as page:
         create_room(page, srv.url, "Alice")
@@ -394,9 +395,15 @@ def test_whom_to_stop_from_the_keys_at_three_pairs(browser: Browser, tmp_path: P
         picker = page.locator("#picker")
         expect(picker).to_be_visible()
         expect(picker.locator("button[data-pick]")).to_have_count(2)
-        label = picker.locator('button[data-pick="1"]').get_attribute("aria-label") or ""
-        first = label.split(" on ", 1)[1]  # "Stop Kemps on Bram & Esme"
+        first_button = picker.locator("button[data-pick]").first
+        label = first_button.get_attribute("aria-label") or ""
+        first = label.split(" on ", 1)[1].split(" (Shift+")[0]  # "Stop Kemps on Bram & Esme (Shift+1)"
+        place = first_button.get_attribute("data-pick")
+        # The middle's key picks a middle card, the choice stays open.
         page.keyboard.press("1")
+        expect(page.locator('#middle [data-zone="middle"][aria-pressed="true"]')).to_have_count(1)
+        expect(picker).to_be_visible()
+        page.keyboard.press(f"Shift+Digit{place}")
         expect(page.locator("#banner")).to_contain_text(f"on {first}", timeout=WAIT_MS)
 
 

@@ -65,6 +65,7 @@ from kemps.views import (
     spectator_events_for,
     spectator_glance,
     spectator_view,
+    told_version,
     view_for,
 )
 
@@ -317,7 +318,9 @@ def check_views(table: Table, stale_reveals: bool = False) -> None:
     face_down = table.phase == "dealt" and table.rules.start == "countdown"
     for seat in [None, *range(table.n)]:
         view = spectator_view(table) if seat is None else view_for(table, seat)
-        assert view.version == table.version
+        assert view.version == told_version(table, seat)
+        if not any(table.private_versions):
+            assert view.version == table.version
         if seat is None:
             assert view.hand == ()
             assert view.signals == ()
@@ -435,6 +438,21 @@ def check_events(table: Table, events: list[Event]) -> None:
                 assert seen == e
 
 
+def check_kept_legal(table: Table, rng: random.Random) -> None:
+    """Issue 29: the legal moves :meth:`Table.legal` keeps between changes are the very ones it
+    works out afresh. Some seats are asked, each maybe answered from an entry kept many steps
+    ago; then the same seats are asked again with nothing kept."""
+    seats = [s for s in range(table.n) if rng.random() < 0.3]
+    kept = [table.legal(s) for s in seats]
+    entries = table._legal
+    table._legal = [None] * table.n
+    try:
+        fresh = [table.legal(s) for s in seats]
+    finally:
+        table._legal = entries
+    assert kept == fresh, (table.state_text(), seats)
+
+
 class Driver:
     """Plays random actions at a recorded table and checks every invariant after each step."""
 
@@ -442,6 +460,7 @@ class Driver:
         self.rng = rng
         self.backwards = backwards  # sometimes stamp an action earlier than the last one
         self.check_legal = False  # check the view's legal moves against the table (slower)
+        self.check_kept = False  # check the legal moves kept by the table against fresh ones
         self.stale_reveals = (not rules.wrong_call_ends_round
                               and rules.stock_exhausted == "reshuffle_swept")
         self.rec = Recorder(rules, first_dealer=rng.randrange(rules.players))
@@ -470,6 +489,8 @@ class Driver:
             self.rejected += 1
             assert full_state(table) == before, (action, err.code)
             assert err.code and isinstance(err.message, str)
+            if self.check_kept:
+                check_kept_legal(table, self.rng)
             return
         self.accepted += 1
         assert table.version == before[1] + 1
@@ -504,6 +525,8 @@ class Driver:
         table = self.table
         if self.check_legal and self.rng.random() < 0.3:
             check_legal(table, self.rng.randrange(table.n))
+        if self.check_kept:
+            check_kept_legal(table, self.rng)
         check_cards(table)
         check_views(table, self.stale_reveals)
         check_events(table, events)
@@ -771,6 +794,71 @@ def test_legal_moves_are_exactly_the_accepted_moves(rules: RuleSet, seed: int, s
     driver = Driver(rules, random.Random(seed))
     driver.check_legal = True
     driver.run(steps)
+
+
+def kept_legal_rules(seed: int) -> RuleSet:
+    """A preset with random options changed on top, as :func:`custom_rules` draws them, from a
+    plain seed (for the long walks below)."""
+    rng = random.Random(seed)
+    base = PRESETS[rng.choice(PRESET_NAMES)]
+    changes = {k: rng.choice(v) for k, v in OPTION_CHOICES.items() if rng.random() < 0.5}
+    changes["pairs"] = rng.choice((2, 2, 3, 4))
+    if changes.get("hold_limit_s", base.hold_limit_s) == 0:
+        changes["immune_while_holding"] = False
+    if changes["pairs"] % 2:
+        changes["stop_scope"] = "any"
+    if changes.get("dealer", base.dealer) == "non_playing" and not changes.get(
+            "idle_sweep_s", base.idle_sweep_s):
+        changes["idle_sweep_s"] = 5.0
+    if base.hands and changes["pairs"] == 2 and base.hands % 2 == 0:
+        changes["hands"] = base.hands + 1
+    return base.replace(**changes)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_legal_moves_kept_between_changes_are_those_worked_out_afresh(seed: int) -> None:
+    """Long random walks (good and bad actions of every kind, timers, rejections) at presets
+    with options changed on top: after every step some seats' legal moves, as the table keeps
+    them (some entries from many steps before), equal the ones worked out with nothing kept
+    (issue 29: legal moves are worked out again only when something they depend on changes)."""
+    rng = random.Random(1000 + seed)
+    rules = kept_legal_rules(seed)
+    table = Table(rules, first_dealer=rng.randrange(rules.players))
+    now = 0.0
+    for _ in range(1500):
+        if table.phase == "over":
+            break
+        now += rng.choice(TIME_STEPS)
+        if table.phase == "huddle" and rng.random() < 0.5:
+            action: Any = Deal(deal_order(table, rng), rng.getrandbits(31))
+        elif rng.random() < 0.15:
+            table.advance(now)
+            check_kept_legal(table, rng)
+            continue
+        else:
+            action = random_action(table, rng)
+        try:
+            table.apply(action, now)
+        except Rejected:
+            pass
+        check_kept_legal(table, rng)
+
+
+def test_a_swap_leaves_the_other_seats_legal_moves_as_they_were_and_a_stall_changes_them() -> None:
+    """What incremental means: S0's swap changes no seat's legal moves (the same object comes
+    back), a stall called (S0 "any player may propose a fresh middle") changes every seat's."""
+    rules = PRESETS["pagat"].replace(pairs=2, attention=False)
+    table = Table(rules)
+    table.apply(Deal(tuple(shuffled_pack(1, random.Random(3))), 1), 0.0)
+    assert table.phase == "play"  # pagat: play opens on the deal
+    before = [table.legal(s) for s in range(table.n)]
+    take = next(c for c in table.middle if c is not None)
+    table.apply(Swap(0, (take,), (table.hands[0][0],)), 1.0)
+    assert all(table.legal(s) is before[s] for s in range(table.n))
+    table.apply(ProposeStall(1), 2.0)
+    after = [table.legal(s) for s in range(table.n)]
+    assert all(a is not b for a, b in zip(after, before))
+    assert not after[2].stall and after[2].object == (rules.sweep == "any_player_unless_objection")
 
 
 # == attention: who saw which gesture ==============================================================

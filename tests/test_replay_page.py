@@ -2,7 +2,9 @@
 server, on a match played against bots there (tests/replaying.py: sharp bots, a short stall,
 two letters lose; the module's fixture plays it once, 15-35 s, before the first test).
 
-Each test then stays well under 30 s: the replay played at 4x to the end with the last hand's
+Each test then stays well under 30 s: the replay opens on the first deal with the live table's
+people (their looks and gestures) and its controls in view at 1366x768 and 390x844; played at 4x
+to the end with the last hand's
 tell strip checked against the record's events; a link opening at hand 2 (and one at a moment);
 the stats panel's every figure equal to ``kemps replay --stats --json`` on the record the page
 offers for download.
@@ -32,14 +34,16 @@ from replaying import Played, play_bot_match
 from serving import Running, server_thread, sqlite_url
 from test_page import DESKTOP, PHONE, new_page, shots_dir
 
+DESKTOP_WIDE = {"width": 1366, "height": 768}
+
 
 @pytest.fixture(scope="module")
 def match(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Played, str]]:
     """A server, a match played against bots on it, and that match's record as the replay page
-    offers it for download (JSON text)."""
+    offers it for download (JSON text). The room has ended, so every pair's signals show."""
     tmp = tmp_path_factory.mktemp("replay-page")
-    with server_thread(sqlite_url(tmp), bot_huddle_s=0.2, huddle_s=30) as srv:
-        played = play_bot_match(srv.url)
+    with server_thread(sqlite_url(tmp), bot_huddle_s=0.2, huddle_s=30, room_idle_s=1.0) as srv:
+        played = play_bot_match(srv.url, end=True)
         record = httpx.get(f"{srv.url}/api/replays/{played.match_id}/record", timeout=10)
         record.raise_for_status()
         yield srv, played, record.text
@@ -72,7 +76,7 @@ def test_played_at_4x_to_the_end_the_last_tell_matches_the_record(
         page.goto(f"{srv.url}/replay/{played.match_id}")
         box = page.locator("#replay")
         expect(box).to_be_visible()
-        expect(box).to_have_attribute("data-idx", "-1")
+        expect(box).to_have_attribute("data-hand", "1")  # it opens on the first deal
         page.locator("#speed").select_option("4")
         page.get_by_role("button", name="▶ Play").click()
         expect(box).to_have_attribute("data-playing", "true")
@@ -138,10 +142,15 @@ def test_a_link_opens_at_hand_2_and_at_a_moment(browser: Browser,
             expect(other.locator("#replay")).to_have_attribute("data-hand", "2")
             expect(other.locator("#replay")).to_have_attribute(
                 "data-idx", box.get_attribute("data-idx") or "")
-        # ?hand=2&t=1.5: 1.5 s into hand 2.
-        page.goto(f"{srv.url}/replay/{played.match_id}?hand=2&t=1.5")
+        # ?hand=2&t=X: X seconds into hand 2, X half of hand 2's length (a hand the bots end
+        # with a call 0.9 s after the deal is shorter than any fixed X: the page would clamp to
+        # the match's end, as it should).
+        hand2_end = min([e.t for e in events if isinstance(e, HandDealt) and e.t > deal2.t]
+                        + [MatchRecord.from_json(text).end or deal2.t])
+        into = round((hand2_end - deal2.t) / 2, 3)
+        page.goto(f"{srv.url}/replay/{played.match_id}?hand=2&t={into}")
         expect(box).to_have_attribute("data-hand", "2")
-        assert float(box.get_attribute("data-t") or 0) == pytest.approx(deal2.t + 1.5, abs=2e-3)
+        assert float(box.get_attribute("data-t") or 0) == pytest.approx(deal2.t + into, abs=2e-3)
 
 
 def leaves(data: Any, path: str = "") -> dict[str, Any]:
@@ -213,3 +222,58 @@ def test_screenshots(browser: Browser, match: tuple[Running, Played, str],
             stats.scroll_into_view_if_needed()
             stats.screenshot(path=out / f"{name.replace('replay', 'replay-stats')}.png")
     assert (out / "replay.png").stat().st_size > 10_000
+
+
+def test_the_people_their_looks_and_gestures_and_the_controls_in_view(
+        browser: Browser, match: tuple[Running, Played, str]) -> None:
+    """The same table as live play: a person per seat, each looking where the record says,
+    each gesture played on its person at its moment; at both sizes the playback controls are in
+    view without scrolling and the middle overlaps no seat's cards."""
+    srv, played, _ = match
+    view = httpx.get(f"{srv.url}/api/replays/{played.match_id}", timeout=10).json()
+    first = view["hands"][0]
+    # A gesture with nothing that ends its hand within 0.4 s after it (the bots may end a hand,
+    # even the first, a moment after a signal, or with no gesture at all: any hand will do).
+    ends = [e["t"] for e in view["events"] if e["type"] in ("called", "hand_ended", "hand_dealt",
+                                                           "match_ended")]
+    # Nor another gesture of the same seat within those 0.45 s (the bots' idle gestures and
+    # decoys come close together): the person then plays the later one.
+    def clear(e: dict[str, Any]) -> bool:
+        return not any(e["t"] < t <= e["t"] + 0.45 for t in ends) and not any(
+            o is not e and o["type"] == "gestured" and o["seat"] == e["seat"]
+            and e["t"] <= o["t"] <= e["t"] + 0.45 for o in view["events"])
+
+    gesture = next(e for e in view["events"] if e["type"] == "gestured" and clear(e))
+    # A look that no other look of the same seat follows within 0.01 s.
+    looked = next(e for e in view["events"] if e["type"] == "looked" and e["t"] > gesture["t"]
+                  and not any(o is not e and o["type"] == "looked" and o["seat"] == e["seat"]
+                              and e["t"] <= o["t"] <= e["t"] + 0.01 for o in view["events"]))
+    for viewport in (DESKTOP_WIDE, PHONE):
+        with new_page(browser, viewport) as page:
+            page.goto(f"{srv.url}/replay/{played.match_id}")
+            box = page.locator("#replay")
+            expect(box).to_have_attribute("data-hand", str(first["hand"]))
+            assert float(box.get_attribute("data-t") or -1) == pytest.approx(first["t"], abs=1e-3)
+            expect(page.locator(".seat .person")).to_have_count(len(view["names"]))
+            controls = page.evaluate("""() => ['#play', '#back', '#fwd', '#speed', '#hand', '#scrub'].map((s) => {
+                const r = document.querySelector(s).getBoundingClientRect();
+                return [s, r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth]; })""")
+            assert all(ok for _, ok in controls), (viewport, controls)
+            assert page.evaluate("() => scrollY === 0 && document.documentElement.scrollWidth <= innerWidth")
+            clash = page.evaluate("""() => {
+                const m = document.getElementById('middle').getBoundingClientRect(), out = [];
+                for (const c of document.querySelectorAll('.seat-cards .card')) {
+                  const r = c.getBoundingClientRect();
+                  if (r.left < m.right && m.left < r.right && r.top < m.bottom && m.top < r.bottom) out.push(c.dataset.card);
+                }
+                return out; }""")
+            assert not clash, (viewport, clash)
+            # A gesture, 0.4 s in: played on the gesturer's person.
+            page.goto(f"{srv.url}/replay/{played.match_id}#t={gesture['t'] + 0.4:.3f}")
+            expect(page.locator(f'.seat[data-seat="{gesture["seat"]}"] .person')).to_have_attribute(
+                "data-gesture", gesture["gesture"])
+            # A look: the looker's head turned where the record says.
+            page.goto(f"{srv.url}/replay/{played.match_id}#t={looked['t'] + 0.001:.3f}")
+            at = looked["at"]
+            expect(page.locator(f'.seat[data-seat="{looked["seat"]}"] .person')).to_have_attribute(
+                "data-look", f"seat-{at}" if isinstance(at, int) else at)

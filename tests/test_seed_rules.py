@@ -1,6 +1,6 @@
 """One test (or a small parametrized group) per engine-checkable rule row of the seed documents.
 
-Seed shorthand as in /work/shared/RULES-NOTES.md: S0 = 000_* (SquareScores), S1 = 001_* (Pagat),
+Seed shorthand as in the team's shared RULES-NOTES.md: S0 = 000_* (SquareScores), S1 = 001_* (Pagat),
 S2 = 002_* (rules site: rule rows, variations, tournament), S4 = 004_* (points-based house rules).
 Each test's docstring names the seed and the row or passage it checks.
 """

@@ -489,10 +489,10 @@ def test_an_archived_code_is_never_given_to_a_new_room(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The join codes drawn are AAAAA, then AAAAA again: the second room gets the next code drawn,
     before and after a restart (its archived row is in the database then)."""
-    import kemps.server.app as app_module
+    import kemps.server.process as process_module
 
     drawn = iter(["AAAAA", "AAAAA", "BBBBB", "AAAAA", "CCCCC"])
-    monkeypatch.setattr(app_module, "new_code", lambda: next(drawn))
+    monkeypatch.setattr(process_module, "new_code", lambda: next(drawn))
     url = sqlite_url(tmp_path)
     with server_thread(url, room_idle_s=0.2) as srv, _client(srv) as c:
         assert c.post("/api/rooms", json={"name": "Ann"}).json()["code"] == "AAAAA"

@@ -18,6 +18,7 @@ import pytest
 import websockets
 
 from kemps.cards import new_pack
+from kemps.views import told_version
 from serving import Running, server_thread, sqlite_url
 
 NAMES = ["Alice", "Ben", "Cara", "Dev"]
@@ -120,8 +121,8 @@ def test_lobby_api_and_errors(server: Running) -> None:
         assert c.get("/api/rooms/NOPE9").json()["code"] == "no_such_room"
         taken = c.post(f"/api/rooms/{code}/seats", json={"seat": 0, "name": "Eve"})
         assert taken.status_code == 409 and taken.json()["code"] == "seat_taken"
-        bad = c.post("/api/rooms", json={"name": "X", "preset": "poker"})
-        assert bad.status_code == 400 and bad.json()["code"] == "unknown_preset"
+        bad = c.post("/api/rooms", json={"name": "X", "preset": "poker"})  # not in the enum
+        assert bad.status_code == 422 and bad.json()["code"] == "bad_request"
         worse = c.post("/api/rooms", json={"name": "X", "options": {"decks": 7}})
         assert worse.status_code == 422 and "decks" in worse.json()["message"]
         # only the host adds bots and starts
@@ -283,9 +284,14 @@ def test_tokens_seats_spectators_and_reconnect(server: Running) -> None:
         stranger = Client(await websockets.connect(f"{server.ws}/ws/{code}?token=forged"))
         warn = await stranger.next()
         assert warn["type"] == "error" and warn["code"] == "not_seated"
-        # a seat cannot act for another seat: the seat comes from the token, not the message
+        # a seat cannot act for another seat: the seat comes from the token, and an action
+        # that names one is refused like any field an action does not have (issue 26)
         await clients[0].send({"type": "action", "id": 5, "action": {
             "type": "gesture", "gesture": "nod", "seat": 3}})
+        refused = await clients[0].until(lambda m: m.get("id") == 5)
+        assert (refused["type"], refused["code"]) == ("rejected", "bad_action")
+        await clients[0].send({"type": "action", "id": 6, "action": {
+            "type": "gesture", "gesture": "nod"}})
         # (an online table follows where players look, so seat 3, looking at its own cards, is
         # told only that seat 0 moved)
         made = ("gestured", "moved")
@@ -307,7 +313,7 @@ def test_tokens_seats_spectators_and_reconnect(server: Running) -> None:
 CARD = __import__("re").compile(r'"([2-9TJQKA][CDHS](?:\.2)?)"')
 
 
-def _snapshots(db_file: Path, code: str, match_no: int) -> dict[int, dict[str, Any]]:
+def _snapshots(db_file: Path, code: str, match_no: int) -> dict[int, dict[int, dict[str, Any]]]:
     """The server's own truth, version by version: replay the room's stored entries exactly as the
     room applied them (actions and timer ticks) and keep every seat's hand, the stock, what has
     been revealed."""
@@ -325,13 +331,15 @@ def _snapshots(db_file: Path, code: str, match_no: int) -> dict[int, dict[str, A
     con.close()
     rec = Recorder(RuleSet.from_dict(json.loads(rules_json)),
                    [s["name"] for s in json.loads(seats_json)], first)
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, dict[int, dict[str, Any]]] = {}  # seat -> its view's version -> the truth
 
     def snap() -> None:
         t = rec.table
-        out[t.version] = {"hands": [[c.text for c in h] for h in t.hands],
-                          "stock": {c.text for c in t.stock},
-                          "revealed": {c.text for cards in t.revealed.values() for c in cards}}
+        truth = {"hands": [[c.text for c in h] for h in t.hands],
+                 "stock": {c.text for c in t.stock},
+                 "revealed": {c.text for cards in t.revealed.values() for c in cards}}
+        for seat in range(t.n):  # each seat's versions skip other pairs' private huddles
+            out.setdefault(seat, {})[told_version(t, seat)] = truth
 
     snap()
     for t, kind, payload in rows:
@@ -422,7 +430,7 @@ def test_no_message_to_a_seat_holds_a_card_it_may_not_see(tmp_path: Path, preset
             view = m.get("view")
             if view is None:
                 continue
-            state = truth[view["version"]]
+            state = truth[seat][view["version"]]
             assert view["hand"] == state["hands"][seat]
             public = set()
             for e in m.get("events", []):
@@ -511,9 +519,11 @@ def test_binary_deeply_nested_and_odd_requests_are_answered(server: Running) -> 
         named = c.post("/api/rooms", json={"name": "A", "options": {"name": "mine"}})
         assert named.status_code == 201, named.text
         storm = c.post("/api/rooms", json={"name": "A", "options": {"idle_sweep_s": 0.001}})
-        assert storm.status_code == 400 and "idle_sweep_s" in storm.json()["message"]
+        assert storm.status_code == 422 and "idle_sweep_s" in storm.json()["message"]
         for path in ("/api/history/", "/api/desk/sheets/", "/api/desk/tournaments/"):
-            assert c.get(path + str(10**30)).status_code == 404, path
+            # past the ids the schema declares (and SQL holds): refused by range, never looked up
+            assert c.get(path + str(10**30)).status_code == 422, path
+            assert c.get(path + str(2**62 - 1)).status_code == 404, path
 
 
 def test_the_option_schema_is_served_and_matches_the_rule_set(server: Running) -> None:
@@ -578,7 +588,7 @@ def test_bot_speed_is_a_room_setting_relaxed_with_people(server: Running) -> Non
         code, token = r.json()["code"], r.json()["token"]
         assert c.get(f"/api/rooms/{code}").json()["bot_speed"] == "relaxed"  # a person sits
         bad = c.post(f"/api/rooms/{code}/bots", json={"speed": "warp"}, headers=_auth(token))
-        assert bad.status_code == 400 and bad.json()["code"] == "unknown_speed"
+        assert bad.status_code == 422 and bad.json()["code"] == "bad_request"  # not in the enum
         assert c.get(f"/api/rooms/{code}").json()["bot_speed"] == "relaxed"  # unchanged
         ok = c.post(f"/api/rooms/{code}/bots", json={"speed": "sharp"}, headers=_auth(token))
         assert ok.status_code == 200 and ok.json()["bot_speed"] == "sharp"

@@ -127,6 +127,27 @@ class AgreeSignals:
 
 
 @immutable
+class ProposeSignals:
+    """Between hands, the seat proposes new signal(s) to its partner: 1..3 palette gestures,
+    checked as :class:`AgreeSignals` is. The pair's signals do not change: the partner accepts
+    (an :class:`AgreeSignals` of the same gestures) or keeps the old ones
+    (:class:`DeclineSignals`); a proposal nobody answered lapses at the deal (S1 "each two player
+    team goes away and privately agrees a signal": a pair agrees it together, so a bot partner
+    asks its person first). A later proposal of the pair replaces it."""
+
+    seat: int
+    signals: tuple[str, ...]
+
+
+@immutable
+class DeclineSignals:
+    """Between hands, the seat keeps its pair's signals: it turns down the proposal its partner
+    made (:class:`ProposeSignals`)."""
+
+    seat: int
+
+
+@immutable
 class Call:
     """A call. ``kemps`` is on the caller's partner (``on_seat`` may name the partner);
     ``stop`` names ``on_pair`` or ``on_seat`` as ``stop_target`` says; ``double_kemps`` claims
@@ -149,13 +170,17 @@ class RuleTableTalk:
 
 
 Action = Deal | Go | Swap | Grab | Discard | ProposeStall | Object | Gesture | Look | Chat | \
-    AgreeSignals | Call | RuleTableTalk
+    AgreeSignals | ProposeSignals | DeclineSignals | Call | RuleTableTalk
 
 ACTION_TYPES: Final[dict[str, type[Any]]] = {
     "deal": Deal, "go": Go, "swap": Swap, "grab": Grab, "discard": Discard,
     "stall": ProposeStall, "object": Object, "gesture": Gesture, "look": Look, "chat": Chat,
-    "agree_signals": AgreeSignals, "call": Call, "table_talk": RuleTableTalk,
+    "agree_signals": AgreeSignals, "propose_signals": ProposeSignals,
+    "decline_signals": DeclineSignals, "call": Call, "table_talk": RuleTableTalk,
 }
+#: The actions that tell a pair's signals (agreements, proposals and their answers): private to
+#: the pair, so a public record leaves them all out (it replays the same without them).
+SIGNAL_ACTIONS: Final = frozenset({"agree_signals", "propose_signals", "decline_signals"})
 ACTION_NAMES: Final[dict[type[Any], str]] = {v: k for k, v in ACTION_TYPES.items()}
 _CARD_FIELDS: Final = frozenset({"order", "take", "give"})
 _STR_TUPLE_FIELDS: Final = frozenset({"signals"})

@@ -94,6 +94,12 @@ class Pairing:
         return self.stops_right / made if made else 0.0
 
     @property
+    def stop_precision_ci(self) -> tuple[float, float]:
+        """95% Wilson interval of :attr:`stop_precision` (``(0, 1)`` when ``first`` made no Stop
+        Kemps)."""
+        return wilson(self.stops_right, self.stops_right + self.stops_wrong)
+
+    @property
     def wrong_per_idle(self) -> float:
         """``first``'s wrong Stop Kemps on ``second``'s pairs per idle gesture those pairs made
         (gestures that were not the pair's agreed signal); 0 when they made none."""
@@ -150,6 +156,8 @@ class Pairing:
         low, high = self.ci
         out.update(rate=round(self.rate, 4), ci_low=round(low, 4), ci_high=round(high, 4),
                    stop_precision=round(self.stop_precision, 4),
+                   stop_precision_ci_low=round(self.stop_precision_ci[0], 4),
+                   stop_precision_ci_high=round(self.stop_precision_ci[1], 4),
                    wrong_per_idle=round(self.wrong_per_idle, 4),
                    after_swap_share=round(self.after_swap_share, 4))
         return out
@@ -401,14 +409,18 @@ def run_arena(rules: RuleSet, levels: Sequence[str], matches: int, seed: int, jo
 
 
 def results_table(results: Sequence[Pairing]) -> list[list[str]]:
-    """Rows for a text or markdown table: pairing, matches, wins, losses, draws, rate, 95% CI."""
+    """Rows for a text or markdown table (:data:`HEADERS`): pairing, matches, wins, losses,
+    draws, rate, 95% CI, unfinished, Stop Kemps right/wrong, their precision and its 95% CI,
+    and the counts after them."""
     rows = []
     for p in results:
         low, high = p.ci
+        stop_low, stop_high = p.stop_precision_ci
         rows.append([f"{p.first} vs {p.second}", str(p.matches), str(p.first_wins),
                      str(p.second_wins), str(p.draws), f"{p.rate:.1%}",
                      f"{low:.1%} - {high:.1%}", str(p.unfinished),
                      f"{p.stops_right}/{p.stops_wrong}", f"{p.stop_precision:.1%}",
+                     f"{stop_low:.1%} - {stop_high:.1%}",
                      f"{p.wrong_on_idle}/{p.idle_gestures}", str(p.stopped_right),
                      f"{p.signals_after_swap}/{p.first_signals}"])
     return rows
@@ -416,6 +428,7 @@ def results_table(results: Sequence[Pairing]) -> list[list[str]]:
 
 HEADERS: Final = ["Pairing", "Matches", "Wins", "Losses", "Draws", "Win rate (first)", "95% CI",
                   "Unfinished", "Stop right/wrong (first)", "Stop precision",
+                  "Stop precision 95% CI",
                   "Wrong stops / idle gestures (second)", "Right stops against first",
                   "First signals < 1 s after own swap (first)"]
 

@@ -301,6 +301,55 @@ def replay_cmd(file: Annotated[Path, typer.Argument(help="A match record (JSON).
 
 
 @app.command()
+def agent(
+        url: Annotated[str, typer.Argument(help="The room page's address "
+                                           "(http://host:8000/room/CODE), or the server's with "
+                                           "--code.")],
+        policy: Annotated[str, typer.Option(help="The policy as module:function, called as "
+                                            "policy(observation, mask) -> action index.")
+                          ] = "kemps.env.policies:random_legal",
+        code: Annotated[str | None, typer.Option(help="The room's code (with a server's "
+                                                 "address).")] = None,
+        name: Annotated[str, typer.Option(help="The seat's name at the table.")] = "Agent",
+        seat: Annotated[int | None, typer.Option(min=0, help="The seat to take (default: the "
+                                                 "first open one).")] = None,
+        token: Annotated[str | None, typer.Option(help="Play a seat already held (its token, "
+                                                  "e.g. the host's) instead of taking one.")
+                         ] = None,
+        reaction: Annotated[float, typer.Option(help="Seconds from what the seat sees to its "
+                                                "action, 0.2 to 5.")] = 0.7,
+        seed: Annotated[int | None, typer.Option(help="Seed the policy (if it has seed(n)).")
+                        ] = None,
+        minutes: Annotated[float | None, typer.Option(min=0.1, help="Give up after this many "
+                                                      "minutes.")] = None,
+) -> None:
+    """Play a seat of a live room with a policy, on the research environment's observation and
+    action encoding (kemps.env), paced like a person; exits 0 once the match is over
+    (docs/research.md, "Agents at live tables"; needs the research extra)."""
+    try:
+        from kemps.env.live import run_agent
+    except ModuleNotFoundError as err:
+        err_console.print(f"[red]error[/red] {err}")
+        raise typer.Exit(2) from None
+    try:
+        played, played_rules = run_agent(
+            url, policy, code=code, name=name, seat=seat, token=token, reaction_s=reaction,
+            seed=seed, timeout_s=None if minutes is None else minutes * 60)
+    except KempsError as err:
+        raise _fail(err) from None
+    except TimeoutError as err:
+        err_console.print(f"[red]error[/red] timeout: {err}")
+        raise typer.Exit(1) from None
+    except OSError as err:
+        err_console.print(f"[red]error[/red] connection: {err}")
+        raise typer.Exit(1) from None
+    for line in played.summary.lines(played_rules):
+        console.print(line, highlight=False)
+    if played.summary.ranks is None:
+        raise typer.Exit(1)
+
+
+@app.command()
 def presets() -> None:
     """List the rule presets, their aliases and what each changes from the defaults."""
     base = RuleSet()

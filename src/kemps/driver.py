@@ -135,11 +135,15 @@ class MatchDriver:
         self._last_move: dict[int, float] = {}
         self.log: list[Event] = []
         self.woke_at: float | None = None
+        # bots told their seat's view after every step they see (``reads_views``: the learned
+        # level, which observes on the research environment's encoders)
+        self._viewers = {s for s, b in self.bots.items() if getattr(b, "reads_views", False)}
 
     # == inputs ====================================================================================
     def start(self, now: float) -> None:
         """Show every bot the table and schedule the first deal after the huddle."""
         for seat, bot in self.bots.items():
+            self._tell_partner(seat)
             self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
         self._schedule_deal(now)
 
@@ -170,6 +174,7 @@ class MatchDriver:
         """After :meth:`replay_step`: every bot sees the table as it stands, and the next deal is
         scheduled (from ``now``) when the table is between hands and none is due."""
         for seat, bot in self.bots.items():
+            self._tell_partner(seat)
             self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
         if self.deal_at is None:
             self._schedule_deal(now)
@@ -179,6 +184,12 @@ class MatchDriver:
         the table as it stands, and the deal no longer waits for that seat's readiness."""
         self.bots[seat] = bot
         self.people = self.people - {seat}
+        if getattr(bot, "reads_views", False):
+            self._viewers.add(seat)
+        else:
+            self._viewers.discard(seat)
+        self._tell_partner(seat)
+        self._tell_partner(self.table.partner_of(seat))
         self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
         self._schedule_deal(now)
 
@@ -186,10 +197,21 @@ class MatchDriver:
         """The bot at ``seat`` leaves (its person is back) with every plan it had pending."""
         if self.bots.pop(seat, None) is None:
             return
+        self._viewers.discard(seat)
         for key in self._generation:
             if key[0] == seat:
                 self._generation[key] += 1  # its queued plans are stale now
         self.people = self.people | {seat}
+        self._tell_partner(self.table.partner_of(seat))
+
+    def _tell_partner(self, seat: int) -> None:
+        """Tell the bot at ``seat`` (one with an ``on_partner(person: bool)`` method) whether a
+        person plays its partner's seat now: such a bot proposes a change of the pair's signals
+        to a person instead of agreeing it alone (docs/bots.md, "A person's pair")."""
+        bot = self.bots.get(seat)
+        on_partner = getattr(bot, "on_partner", None)
+        if on_partner is not None:
+            on_partner(self.table.partner_of(seat) in self.people)
 
     def planned(self, seat: int) -> list[Action]:
         """The moves ``seat``'s bot has planned and not yet made (stale plans left out)."""
@@ -276,12 +298,15 @@ class MatchDriver:
         pairs = self.rules.pairs
         # Most steps hold nothing to redact: then every seat sees the events as they are.
         mixed = needs_redacting(events)
+        viewers = self._viewers
         for seat, bot in self.bots.items():
             seen = events_for(events, seat, pairs) if mixed else events
             if seen:
                 plans = bot.on_events(seen, now)
                 if plans:
                     self._schedule(seat, plans, now)
+                if seat in viewers:
+                    self._schedule(seat, bot.on_view(view_for(self.table, seat), now), now)
         self._track(events, now)
         if self.table.phase == "huddle" and self.deal_at is None and any(
                 isinstance(e, HandEnded) for e in events):

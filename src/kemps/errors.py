@@ -89,13 +89,14 @@ REJECTION_CODES: frozenset[str] = frozenset({
     "objection_pending", "already_objected", "already_agreed", "not_your_partner", "own_pair", "not_opposite",
     "need_target", "calls_disabled", "heard_forbidden", "chat_forbidden", "unknown_gesture",
     "fake_signal", "no_huddle", "table_talk_allowed", "no_attention", "bad_look", "same_look",
-    "look_too_soon",
+    "look_too_soon", "no_proposal",
 })
 
 
 LIMIT_CODES: frozenset[str] = frozenset({
     "too_many_rooms", "rooms_full", "room_archived", "spectators_full", "no_spectators",
-    "connection_replaced", "too_many_connections", "flooding",
+    "connection_replaced", "too_many_connections", "flooding", "too_many_seats",
+    "signal_flooding",
 })
 """The server's refusals of work beyond its limits (docs/protocol.md, "Limits"): stable; they go over
 the wire with a plain sentence, and the refused request changed nothing."""

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Final, Literal
 
-from kemps.cards import Card
+from kemps.cards import Card, parse_card
+from kemps.errors import CardError, KempsError
 from kemps.immutable import immutable
 
 HandEndReason = Literal["call", "real_deal", "table_talk"]
@@ -221,6 +222,27 @@ class SignalsAgreed:
 
 
 @immutable
+class SignalsProposed:
+    """``seat`` of pair ``pair`` proposed ``signals`` to its partner (private: only that pair ever
+    receives this); the pair's signals are unchanged until the partner accepts."""
+
+    t: float
+    pair: int
+    seat: int
+    signals: tuple[str, ...]
+
+
+@immutable
+class SignalsDeclined:
+    """``seat`` of pair ``pair`` kept the pair's signals: its partner's proposal is off (private:
+    only that pair ever receives this)."""
+
+    t: float
+    pair: int
+    seat: int
+
+
+@immutable
 class Called:
     """``seat`` made a call of ``kind`` on ``on_seat`` (a player) or ``on_pair``."""
 
@@ -302,15 +324,17 @@ class MatchEnded:
 
 Event = (HandDealt | PlayOpened | Swapped | Grabbed | Discarded | HoldExpired | StallProposed
          | Objected | ObjectionLapsed | StallResumed | StallCancelled | Swept | StockReshuffled
-         | Gestured | Moved | Looked | GestureSeen | Chatted | SignalsAgreed | Called | CallVoid
-         | Revealed | CallJudged | Scored | TableTalkRuled | HandEnded | MatchEnded)
+         | Gestured | Moved | Looked | GestureSeen | Chatted | SignalsAgreed | SignalsProposed
+         | SignalsDeclined | Called | CallVoid | Revealed | CallJudged | Scored | TableTalkRuled
+         | HandEnded | MatchEnded)
 
 EVENT_NAMES: Final[dict[type[Any], str]] = {
     cls: "".join("_" + ch.lower() if ch.isupper() else ch for ch in cls.__name__).lstrip("_")
     for cls in (HandDealt, PlayOpened, Swapped, Grabbed, Discarded, HoldExpired, StallProposed,
                 Objected, ObjectionLapsed, StallResumed, StallCancelled, Swept, StockReshuffled,
-                Gestured, Moved, Looked, GestureSeen, Chatted, SignalsAgreed, Called, CallVoid,
-                Revealed, CallJudged, Scored, TableTalkRuled, HandEnded, MatchEnded)}
+                Gestured, Moved, Looked, GestureSeen, Chatted, SignalsAgreed, SignalsProposed,
+                SignalsDeclined, Called, CallVoid, Revealed, CallJudged, Scored, TableTalkRuled,
+                HandEnded, MatchEnded)}
 
 
 def _plain(value: Any) -> Any:
@@ -341,3 +365,93 @@ def event_to_dict(event: Event) -> dict[str, Any]:
             continue
         out[name] = _plain(value)
     return out
+
+
+#: Event types by their JSON name (the inverse of :data:`EVENT_NAMES`).
+EVENT_TYPES: Final[dict[str, type[Any]]] = {name: cls for cls, name in EVENT_NAMES.items()}
+#: Fields whose JSON form is a list of card texts (``middle``: a hidden slot is ``null``).
+_CARD_LISTS: Final = frozenset({"took", "gave", "returned", "swept", "cards", "middle"})
+#: Fields whose JSON form is a list of whole numbers (``seen_by`` may be left out: None).
+_INT_LISTS: Final = frozenset({"slots", "seen_by", "checked", "ranks", "scores"})
+_FLOATS: Final = frozenset({"t", "deadline", "opens_at", "made_at"})
+
+
+def _bad(kind: str, name: str, what: str) -> KempsError:
+    return KempsError("bad_event", f"The field {name!r} of a {kind} event must be {what}.")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _cards(kind: str, name: str, value: Any, hidden: bool) -> tuple[Card | None, ...]:
+    if not isinstance(value, list):
+        raise _bad(kind, name, "a list of cards")
+    out: list[Card | None] = []
+    for text in value:
+        if text is None and hidden:
+            out.append(None)
+            continue
+        try:
+            out.append(parse_card(text))
+        except CardError:
+            raise _bad(kind, name, "a list of cards") from None
+    return tuple(out)
+
+
+def _field(kind: str, name: str, value: Any) -> Any:
+    """One field of an event from its JSON form (the inverse of ``_plain`` for that field)."""
+    if value is None:
+        return None
+    if name in _FLOATS:
+        if not _whole(value) and not isinstance(value, float):
+            raise _bad(kind, name, "a number of seconds")
+        return float(value)
+    if name in _CARD_LISTS:
+        return _cards(kind, name, value, name == "middle")
+    if name == "hands":
+        if not isinstance(value, list):
+            raise _bad(kind, name, "a list of hands")
+        return tuple(_cards(kind, name, h, False) for h in value)
+    if name in _INT_LISTS:
+        if not isinstance(value, list) or not all(_whole(v) for v in value):
+            raise _bad(kind, name, "a list of whole numbers")
+        return tuple(value)
+    if name == "signals":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _bad(kind, name, "a list of gesture names")
+        return tuple(value)
+    if name == "at":
+        if not (_whole(value) or value in ("middle", "hand")):
+            raise _bad(kind, name, 'a seat, "middle" or "hand"')
+        return value
+    if isinstance(value, list | dict):
+        raise _bad(kind, name, "a single value")
+    return value
+
+
+def event_from_dict(data: Any) -> Event:
+    """The event of a JSON form that :func:`event_to_dict` (or
+    :func:`kemps.views.event_dict_for`) made: ``event_from_dict(event_to_dict(e)) == e`` for
+    every event. Keys an event does not have (the server's ``text``, the replay's ``i``) are
+    ignored; a field left out takes its default (``seen_by``: None).
+
+    Raises:
+        KempsError: ``bad_event`` for data that is not an event's JSON form (not an object, an
+            unknown ``type``, a field missing or of the wrong shape, a text that is not a card).
+    """
+    if not isinstance(data, dict):
+        raise KempsError("bad_event", "An event is an object with a 'type'.")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise KempsError("bad_event", f"Unknown event type {kind!r}.")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            if f.default is dataclasses.MISSING:
+                raise KempsError("bad_event", f"A {kind} event needs the field {f.name!r}.")
+            continue
+        kwargs[f.name] = _field(EVENT_NAMES[cls], f.name, data[f.name])
+    event: Event = cls(**kwargs)
+    return event

@@ -29,6 +29,8 @@ from kemps.events import (
     Revealed,
     Scored,
     SignalsAgreed,
+    SignalsDeclined,
+    SignalsProposed,
     StallCancelled,
     StallProposed,
     StallResumed,
@@ -48,6 +50,19 @@ def pair_name(table: Table, pair: int) -> str:
     """``"Alice and Cara"``."""
     a, b = table.seats_of(pair)
     return f"{table.names[a]} and {table.names[b]}"
+
+
+def signals_said(signals: tuple[str, ...]) -> str:
+    """Signals as a line names them, a heard one marked as such: ``"nod or whistle (whistle is
+    heard: everyone at the table hears it)"`` (a heard signal reaches every seat, the other pairs'
+    too, wherever they look; S0 "a blink, a cough, a word")."""
+    said = " or ".join(name.replace("_", " ") for name in signals)
+    heard = [name.replace("_", " ") for name in signals if PALETTE[name].kind == "heard"]
+    if heard:
+        one = len(heard) == 1
+        said += (f" ({' and '.join(heard)} {'is' if one else 'are'} heard: everyone at the table "
+                 f"hears {'it' if one else 'them'})")
+    return said
 
 
 def describe(table: Table, event: Event, omniscient: bool = False,
@@ -113,8 +128,11 @@ def describe(table: Table, event: Event, omniscient: bool = False,
     if isinstance(e, Chatted):
         return f"{names[e.seat]}: \u201c{e.text}\u201d"
     if isinstance(e, SignalsAgreed):
-        said = " or ".join(name.replace("_", " ") for name in e.signals)
-        return f"{pair_name(table, e.pair)} agree a signal: {said}."
+        return f"{pair_name(table, e.pair)} agree a signal: {signals_said(e.signals)}."
+    if isinstance(e, SignalsProposed):
+        return f"{names[e.seat]} proposes a new signal: {signals_said(e.signals)}."
+    if isinstance(e, SignalsDeclined):
+        return f"{names[e.seat]} keeps the pair's signal: the proposal is off."
     if isinstance(e, Called):
         if e.kind in ("kemps", "double_kemps"):
             on = names[e.on_seat] if e.on_seat is not None else "?"

@@ -35,6 +35,7 @@ from kemps.events import (
     Scored,
     TableTalkRuled,
 )
+from kemps.json_input import JSONInputError, parse_json
 from kemps.rules import RuleSet
 from kemps.table import Table
 from kemps.views import letters_text
@@ -130,12 +131,12 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, text: str) -> MatchRecord:
-        """Parse JSON text. Raises :class:`RecordError` (``bad_record``) on bad JSON or data."""
+        """Parse JSON text. Raises :class:`RecordError` (``bad_record``) on bad JSON (also a key
+        given twice in one object: :func:`kemps.json_input.parse_json`) or data."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise RecordError("bad_record", f"Not valid JSON: {err.msg} at line {err.lineno}.") \
-                from None
+            data = parse_json(text)
+        except JSONInputError as err:
+            raise RecordError("bad_record", err.message) from None
         return cls.from_dict(data)
 
     @classmethod

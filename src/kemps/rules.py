@@ -13,123 +13,51 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from kemps.errors import RuleError
+from kemps.rule_options import (
+    MAX_PAIRS,
+    OPTIONS,
+    Dealer,
+    Decks,
+    DoubleStopOn,
+    FakeSignals,
+    RightKempsLetters,
+    Scoring,
+    Start,
+    StockExhausted,
+    StopScope,
+    StopTarget,
+    Sweep,
+    TableTalk,
+    of_kind,
+)
 
-Decks = Literal["auto", 1, 2]
-Start = Literal["on_deal", "on_go", "countdown"]
-Dealer = Literal["rotate_left", "fixed", "non_playing"]
-Sweep = Literal["any_player_unless_objection", "all_agree", "dealer_only"]
-StockExhausted = Literal["real_deal", "reshuffle_swept"]
-StopTarget = Literal["pair", "player"]
-StopScope = Literal["any", "opposite"]
-RightKempsLetters = Literal["every_other_pair", "one_pair"]
-Scoring = Literal["letters", "points"]
-TableTalk = Literal["forbidden", "allowed"]
-FakeSignals = Literal["allowed", "banned"]
-DoubleStopOn = Literal["four_of_a_kind", "two_of_a_kind"]
+__all__ = ["DEFAULT_PRESET", "MAX_PAIRS", "OPTION_DOCS", "PRESETS", "PRESET_NOTES", "RuleSet",
+           "find_preset", "option_schema", "preset_names"]
 
-#: The most pairs a table seats: as many as two decks can deal (S1 "a larger even number of
-#: people", S2 "Six, eight or more"): four cards a player, four to the middle and a fresh middle.
-MAX_PAIRS: Final = 12
-
+#: Each option's values (a choice's, from its ``Literal`` in :mod:`kemps.rule_options`).
 _CHOICES: Final[dict[str, tuple[object, ...]]] = {
-    "decks": ("auto", 1, 2),
-    "start": ("on_deal", "on_go", "countdown"),
-    "dealer": ("rotate_left", "fixed", "non_playing"),
-    "sweep": ("any_player_unless_objection", "all_agree", "dealer_only"),
-    "stock_exhausted": ("real_deal", "reshuffle_swept"),
-    "stop_target": ("pair", "player"),
-    "stop_scope": ("any", "opposite"),
-    "right_kemps_letters": ("every_other_pair", "one_pair"),
-    "scoring": ("letters", "points"),
-    "table_talk": ("forbidden", "allowed"),
-    "fake_signals": ("allowed", "banned"),
-    "double_stop_on": ("four_of_a_kind", "two_of_a_kind"),
-}
-_BOOLS: Final = ("heard_signals", "table_chat", "multi_swap", "immune_while_holding",
-                 "wrong_call_ends_round", "double_calls", "attention")
+    o.name: o.choices for o in OPTIONS if o.kind == "choice"}
+_BOOLS: Final = of_kind("bool")
 #: Options added after match-record format 1, with the value that plays the game as it was: a
 #: record carries one only when it differs (so a record of such a game is byte for byte as before,
 #: and every older record reads as that game).
 _LATE_OPTIONS: Final[dict[str, object]] = {"attention": False}
-_SECONDS: Final = ("start_countdown_s", "hold_limit_s", "sweep_countdown_s", "idle_sweep_s",
-                   "objection_s")
-_INTS: Final = ("pairs", "target", "hands", "double_right", "double_wrong")
-_TEXTS: Final = ("word", "call_word", "stop_word")
+_SECONDS: Final = of_kind("seconds")
+_INTS: Final = of_kind("int")
 
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """One table's complete rules. Build with a preset and :meth:`replace`; all fields validated.
 
-    Options (source in ../shared/RULES-NOTES.md, "Where they disagree"):
-        name: the preset this came from, or ``"custom"`` after changes (display only).
-        pairs: 2..12 pairs, partners opposite: as many as two decks deal (S1 "it is possible for a
-            larger even number of people to play"; S2 "Six, eight or more can play").
-        decks: ``"auto"`` (one deck up to 8 players, else two; S1, S2), 1 or 2.
-        heard_signals: heard gestures (a cough, a word) allowed (S0) or only seen ones (S1, S2).
-        table_chat: players may chat at the table (S0 "silent signals" forbids it).
-        table_talk: ``"forbidden"``: a signal meaning anything but four of a kind loses the match
-            (S1, S2); ``"allowed"`` (S4).
-        fake_signals: ``"allowed"`` (S0, S1, S2) or ``"banned"`` (S2 "some rule books ban them").
-        attention: where each player looks is modelled (S0 "Half of Kemps is watching your
-            partner without looking as though you are"; "Watch the other pair's faces more than
-            their hands"; S2 signals row 9 "keep every signal above the table, where the other
-            team has a fair chance to see it"). Each seat looks at another seat, the middle or its
-            own cards, in full view (a ``look`` action, at most once every
-            :data:`kemps.gestures.LOOK_GAP_S` = 0.3 s); a swap or grab moves the taker's look to
-            the middle; a seen gesture lasts :data:`kemps.gestures.GESTURE_S` = 1 s and only a seat
-            whose look is on the gesturer at some moment of it sees which gesture it was (the
-            others learn only that the player moved); heard gestures reach everyone. Off in every
-            preset (today's game); online tables turn it on.
-        dealer: ``"rotate_left"`` (S0), ``"fixed"`` (S1, S2) or ``"non_playing"``: a dealer who
-            is not playing (S2 tournament row 7 "Give each table a dealer who is not playing, to
-            sweep the cards and judge the first touch"); online that dealer is the table itself
-            (it says Go ``start_countdown_s`` after the deal and sweeps after ``idle_sweep_s``
-            with no card moving), and the host may act for it.
-        start: ``"on_deal"`` (S1), ``"on_go"`` (S2 variation), ``"countdown"`` (S2 Cash: middle face
-            down, turned after "three, two, one, go").
-        start_countdown_s: length of that countdown, seconds.
-        multi_swap: several cards per swap (S1, S2) or one for one (S0, S2 variation).
-        hold_limit_s: 0 = swaps are atomic; > 0 = S4's grab-then-discard, a fifth card held at most
-            this many seconds.
-        immune_while_holding: S4, no call may be made on a player holding five cards.
-        sweep: who clears the middle (S0 any player unless someone objects, S0 variants all agree or
-            dealer only).
-        sweep_countdown_s: seconds between a stall proposal and the sweep (S4 "counts down from three").
-        objection_s: seconds an objection pauses the countdown before it lapses (S4 "the countdown
-            is stopped until that player takes the card they want"; it lapses so that no player can
-            hold the middle for a whole hand; each seat objects once per stall).
-        idle_sweep_s: 0 = off; else (at least 1) the dealer proposes a stall after this many seconds
-            with no swap; under ``sweep="dealer_only"`` only a dealer who is not playing uses it
-            (S0 "only when the dealer says so": a playing dealer sweeps by hand)
-            (S4 "after there is no action for a while").
-        stock_exhausted: ``"real_deal"`` (S1, S2) or ``"reshuffle_swept"`` (S0).
-        stop_target: Stop Kemps names a ``"pair"`` (S1, S2) or a ``"player"`` (S0, S4).
-        stop_scope: Stop Kemps on ``"any"`` pair, or only on the ``"opposite"`` pair (S0, 6-8
-            players). Pair ``p``'s two players sit on one line across the table; the pair opposite
-            sits on the line across it, pair ``(p + pairs/2) % pairs``, so the relation is mutual.
-            Needs an even number of pairs (with three pairs no pair sits across another).
-        right_kemps_letters: with 3+ pairs a right Kemps gives a letter to ``"every_other_pair"``
-            (S1, S2) or to ``"one_pair"``, the pair of the player to the caller's left (S0, see
-            RULES-NOTES "Cases the seeds leave open").
-        wrong_call_ends_round: S4 plays on after a wrong call.
-        double_calls: Double Kemps and double Stop Kemps (S0, S2 Carré-Coupé, S4).
-        double_right: letters/points for a right double call (S0, S4: 2).
-        double_wrong: letters/points for a wrong double call (S0: 2, S4: 1).
-        double_stop_on: a double Stop Kemps claims that both players of the pair hold
-            ``"four_of_a_kind"`` (S0, S2 Carré-Coupé) or ``"two_of_a_kind"`` (S4 read literally:
-            "double counter kemps if you think both opposing players have two of a kind").
-        scoring: ``"letters"`` (fewest wins) or ``"points"`` (first to ``target`` wins).
-        word: the penalty word (KEMPS; KENT and CASH from S2).
-        target: letters that lose (0 = the whole word; S2 tournament 3 = K-E-M) or points that win.
-        hands: 0 = no limit; else exactly this many decided hands are played and the pair that
-            lost fewer wins (S1 Peanut Butter "The two teams agree beforehand how many hands should
-            be played ... This must be an odd number"); spelling the word does not end it early.
-        call_word: the word for Kemps at this table ("Kent", "Cash", "Peanut butter").
-        stop_word: the word for Stop Kemps ("Stop Kent", "Counter Cash", "Jelly").
+    Options: each declared once in :data:`kemps.rule_options.OPTIONS` (its values, group, label,
+    seeds and meaning; source ../shared/RULES-NOTES.md, "Where they disagree"), tabled in
+    docs/rules.md and served at ``GET /api/presets``. Besides them, ``name`` is the preset this
+    came from, or ``"custom"`` after changes (display only), and ``aliases`` a preset's other
+    names.
     """
 
     name: str = "custom"
@@ -387,65 +315,9 @@ def preset_names() -> dict[str, tuple[str, ...]]:
 
 
 # -- the option schema (served to the page: one source for its rule form) -------------------------
-#: Per option: (group, one-line description, seed). Groups follow how players talk about a table.
+#: Per option: (group, one-line description, seed), from :mod:`kemps.rule_options`.
 OPTION_DOCS: Final[dict[str, tuple[str, str, str]]] = {
-    "pairs": ("Table", "Pairs at the table; partners sit opposite.", "S1, S2"),
-    "decks": ("Table", "Decks: one up to eight players, two past that.", "S1, S2 variation 3"),
-    "dealer": ("Table", "Who deals: the same player, the deal passing left, or a dealer who does "
-               "not play (the table itself).", "S0, S1, S2 tournament row 7"),
-    "start": ("Table", "When play opens: on the deal, on the dealer's Go, or after a 3-2-1 "
-              "countdown with the middle face down.", "S1, S2 variations 1 and 6"),
-    "start_countdown_s": ("Table", "Seconds of the start countdown (and before a dealer who does "
-                          "not play says Go).", "S2 Cash"),
-    "stop_target": ("Calls", "A Stop call names a pair or one player.", "S1, S2; S0, S4"),
-    "stop_scope": ("Calls", "With 6+ players: Stop on any pair, or only on the pair opposite "
-                   "(even numbers of pairs).", "S0"),
-    "double_calls": ("Calls", "Double Kemps and double Stop Kemps may be called.",
-                     "S0, S2 Carré-Coupé, S4"),
-    "double_stop_on": ("Calls", "A double Stop claims both opponents hold four of a kind, or "
-                       "(S4) two of a kind.", "S0; S4"),
-    "wrong_call_ends_round": ("Calls", "A wrong call ends the hand (else play goes on).",
-                              "S0, S1, S2; S4"),
-    "immune_while_holding": ("Calls", "No call may be made on a player holding five cards.",
-                             "S4"),
-    "multi_swap": ("Swapping", "Swap several cards at once (else one card at a time).",
-                   "S1, S2; S2 variation 2"),
-    "hold_limit_s": ("Swapping", "Seconds a fifth card may be held when picking up first "
-                     "(0 = every swap is one move).", "S4"),
-    "sweep": ("The middle", "Who clears a stalled middle: anyone unless someone objects, "
-              "everyone agreeing, or only the dealer.", "S0, S2"),
-    "sweep_countdown_s": ("The middle", "Seconds from a stall call to the sweep.", "S4"),
-    "idle_sweep_s": ("The middle", "Seconds with no card moving before the dealer calls the "
-                     "stall (0 = never).", "S4"),
-    "objection_s": ("The middle", "Seconds an objection pauses the stall countdown before it "
-                    "lapses.", "S4"),
-    "stock_exhausted": ("The middle", "When the stock runs out: a real deal (no letter) or the "
-                        "swept cards reshuffled.", "S1, S2; S0"),
-    "scoring": ("Scoring", "Letters lost (fewest wins) or points won (first to the target).",
-                "S0, S4"),
-    "word": ("Scoring", "The word a losing pair spells.", "S0, S2 variations 4-5"),
-    "target": ("Scoring", "Letters that lose (0 = the whole word) or points that win.",
-               "S2 tournament row 3, S4"),
-    "hands": ("Scoring", "Play exactly this many hands, an odd number with two pairs (0 = no "
-              "limit).", "S1, S2 Peanut Butter"),
-    "right_kemps_letters": ("Scoring", "With 3+ pairs a right Kemps gives a letter to every "
-                            "other pair, or to one.", "S1, S2; S0"),
-    "double_right": ("Scoring", "Letters or points for a right double call.", "S0, S4"),
-    "double_wrong": ("Scoring", "Letters or points for a wrong double call.", "S0, S4"),
-    "call_word": ("Scoring", "The word for the call on your partner.", "S0, S2"),
-    "stop_word": ("Scoring", "The word for the call on an opponent.", "S0, S2, S4"),
-    "heard_signals": ("Signals", "Heard signals (a cough, a word) are allowed, not only seen "
-                      "ones.", "S0; S1, S2"),
-    "table_chat": ("Signals", "Players may talk at the table.", "S0 silent signals"),
-    "table_talk": ("Signals", "A signal meaning anything but four of a kind loses the match, "
-                   "or is allowed.", "S1, S2; S4"),
-    "fake_signals": ("Signals", "Giving your signal without four of a kind is allowed or "
-                     "banned.", "S2 signals row 5"),
-    "attention": ("Signals", "Players look somewhere (a player, the middle, their cards) in full "
-                  "view; a gesture (about a second) is seen only by those looking at the "
-                  "gesturer, the others see only a movement; taking a card turns your eyes to the "
-                  "middle.", "S0 Watching your partner, Calling Stop Kemps; S2 signals row 9"),
-}
+    o.name: (o.group, o.line, o.seed) for o in OPTIONS}
 
 #: One line per preset, for people choosing a table.
 PRESET_NOTES: Final[dict[str, str]] = {
@@ -467,27 +339,25 @@ PRESET_NOTES: Final[dict[str, str]] = {
 
 
 def option_schema() -> dict[str, dict[str, Any]]:
-    """Every rule option as JSON-ready data for a rule form, in display order.
+    """Every rule option as JSON-ready data for a rule form, in display order, from its one
+    declaration (:data:`kemps.rule_options.OPTIONS`).
 
     Shape: ``{option: {"kind": "choice"|"bool"|"seconds"|"int"|"text", "choices": [...]
-    (choice only), "min": n, "max": n (numbers), "group": str, "description": str, "seed": str}}``.
+    (choice only), "min": n, "max": n (numbers), "max_length": n (text), "group": str,
+    "label": str, "description": str, "seed": str}}``.
     """
     out: dict[str, dict[str, Any]] = {}
-    limits = {"pairs": (2, MAX_PAIRS), "target": (0, 999), "hands": (0, 999),
-              "double_right": (1, 5), "double_wrong": (1, 5), "objection_s": (1, 60)}
-    for option, (group, description, seed) in OPTION_DOCS.items():
-        entry: dict[str, Any] = {"group": group, "description": description, "seed": seed}
-        if option in _CHOICES:
-            entry.update(kind="choice", choices=list(_CHOICES[option]))
-        elif option in _BOOLS:
+    for option in OPTIONS:
+        entry: dict[str, Any] = {"group": option.group, "description": option.line,
+                                 "seed": option.seed}
+        if option.kind == "choice":
+            entry.update(kind="choice", choices=list(option.choices))
+        elif option.kind == "bool":
             entry["kind"] = "bool"
-        elif option in _SECONDS:
-            lo, hi = limits.get(option, (0, 600))
-            entry.update(kind="seconds", min=lo, max=hi)
-        elif option in _INTS:
-            lo, hi = limits[option]
-            entry.update(kind="int", min=lo, max=hi)
+        elif option.kind in ("seconds", "int"):
+            entry.update(kind=option.kind, min=option.low, max=option.high)
         else:
-            entry.update(kind="text", max_length=40 if option != "word" else 12)
-        out[option] = entry
+            entry.update(kind="text", max_length=option.max_length)
+        entry["label"] = option.label
+        out[option.name] = entry
     return out

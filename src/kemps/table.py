@@ -36,6 +36,7 @@ from kemps.actions import (
     Call,
     Chat,
     Deal,
+    DeclineSignals,
     Discard,
     Gesture,
     Go,
@@ -43,12 +44,13 @@ from kemps.actions import (
     Look,
     LookAt,
     Object,
+    ProposeSignals,
     ProposeStall,
     RuleTableTalk,
     Swap,
 )
 from kemps.cards import Card, four_of_a_kind, new_pack
-from kemps.errors import Rejected, said
+from kemps.errors import KempsError, Rejected, said
 from kemps.events import (
     Called,
     CallJudged,
@@ -70,6 +72,8 @@ from kemps.events import (
     Revealed,
     Scored,
     SignalsAgreed,
+    SignalsDeclined,
+    SignalsProposed,
     StallCancelled,
     StallProposed,
     StallResumed,
@@ -99,7 +103,9 @@ Phase = Literal["huddle", "dealt", "play", "over"]
 @immutable
 class LegalMoves:
     """What one seat may do now (:meth:`Table.legal`). ``stop`` and ``double_stop`` are the
-    ``(on_seat, on_pair)`` targets a Stop (double Stop) call may name; ``gestures_refused`` the
+    ``(on_seat, on_pair)`` targets a Stop (double Stop) call may name; ``agree_signals`` also
+    says the seat may propose signals to its partner (between hands); ``decline_signals`` that
+    its partner's proposal waits for its answer; ``gestures_refused`` the
     palette names it may not make now (heard ones at a silent table, its own pair's signal where
     fakes are banned and it holds no four of a kind): every other palette gesture is allowed.
     (Listed as refusals so that a view names no gesture beyond what the seat already knows.)
@@ -116,6 +122,7 @@ class LegalMoves:
     go: bool = False
     chat: bool = False
     agree_signals: bool = False
+    decline_signals: bool = False
     gestures_refused: tuple[str, ...] = ()
     kemps: bool = False
     double_kemps: bool = False
@@ -128,12 +135,44 @@ class LegalMoves:
         """JSON form; targets as ``{"on_seat", "on_pair"}`` objects."""
         return {"swap": self.swap, "grab": self.grab, "discard": self.discard,
                 "stall": self.stall, "object": self.object, "go": self.go, "chat": self.chat,
-                "agree_signals": self.agree_signals,
+                "agree_signals": self.agree_signals, "decline_signals": self.decline_signals,
                 "gestures_refused": list(self.gestures_refused), "kemps": self.kemps,
                 "double_kemps": self.double_kemps,
                 "stop": [{"on_seat": a, "on_pair": b} for a, b in self.stop],
                 "double_stop": [{"on_seat": a, "on_pair": b} for a, b in self.double_stop],
                 "looks": list(self.looks), "look_from": self.look_from}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> LegalMoves:
+        """The moves of a JSON form :meth:`to_dict` made (``from_dict(m.to_dict()) == m``).
+
+        Raises:
+            KempsError: ``bad_view`` for data that is not that form.
+        """
+        if not isinstance(data, dict) or set(data) != set(_LEGAL_FIELDS):
+            raise KempsError("bad_view", "Legal moves are an object with the fields "
+                             f"{', '.join(_LEGAL_FIELDS)}.")
+        out: dict[str, Any] = {}
+        for name in _LEGAL_FIELDS:
+            value = data[name]
+            if name in ("stop", "double_stop"):
+                if not isinstance(value, list) or not all(
+                        isinstance(v, dict) and set(v) == {"on_seat", "on_pair"} for v in value):
+                    raise KempsError("bad_view", f"{name!r} is a list of call targets.")
+                value = tuple((v["on_seat"], v["on_pair"]) for v in value)
+            elif name in ("gestures_refused", "looks"):
+                if not isinstance(value, list):
+                    raise KempsError("bad_view", f"{name!r} is a list.")
+                value = tuple(value)
+            elif name == "look_from":
+                if value is not None and (isinstance(value, bool)
+                                          or not isinstance(value, int | float)):
+                    raise KempsError("bad_view", "'look_from' is a time or null.")
+                value = None if value is None else float(value)
+            elif not isinstance(value, bool):
+                raise KempsError("bad_view", f"{name!r} is true or false.")
+            out[name] = value
+        return cls(**out)
 
 
 _OVER: Final = LegalMoves(gestures_refused=tuple(PALETTE))
@@ -149,11 +188,18 @@ _STATE: Final = ("phase", "hand_no", "dealer", "hands", "middle", "stock", "swep
                  "_look_at", "_gestures")
 _FIXED: Final = ("rules", "names", "n", "pairs", "_handlers", "_pack_size", "_pack", "_idle_s",
                  "_heard_refused", "_attention")
-# Not put back on a rejection, on purpose: ``signals`` (changed only by an agreement, which
-# fires no timer and cannot fail after its checks), ``version`` and ``_clock`` (moved only on
+# Not put back on a rejection, on purpose: ``signals`` and ``proposals`` (changed only by an
+# agreement, a proposal, its answer or a deal, none of which fires a timer or can fail after its
+# checks), ``version`` and ``_clock`` (moved only on
 # success), ``_rng`` (its state is in the snapshot) and ``_seed`` (set only by a deal).
-# ``_next`` caches :meth:`Table.next_deadline` for one ``version`` (timers change only with it).
-_UNTOUCHED_BY_REJECTION: Final = ("signals", "version", "_clock", "_rng", "_seed", "_next")
+# ``_next`` caches :meth:`Table.next_deadline` for one ``version`` (timers change only with it);
+# ``_legal`` caches :meth:`Table.legal` per seat, keyed on everything it reads (a rejection, which
+# puts that back, needs no invalidation).
+_UNTOUCHED_BY_REJECTION: Final = ("signals", "proposals", "version", "_clock", "_rng", "_seed",
+                                  "_next", "_legal", "private_versions")
+#: The actions whose events only the actor's pair may see (S1 "each two player team goes away and
+#: privately agrees a signal"): a step of one of them alone counts in ``private_versions``.
+_PAIR_PRIVATE: Final = frozenset({AgreeSignals, ProposeSignals, DeclineSignals})
 
 
 def _copied(value: Any) -> Any:
@@ -204,19 +250,22 @@ class Table:
     hands, ``"dealt"`` before play opens, ``"play"``, ``"over"``), ``hand_no`` (0 before the first
     deal), ``dealer``, ``hands`` (per seat), ``middle`` (4 slots, ``None`` = empty), ``stock``
     (top is the last element), ``swept``, ``scores`` (letters or points per pair), ``signals``
-    (per pair), ``revealed`` (seat -> cards shown this hand), ``version`` (goes up by one with
+    (per pair), ``proposals`` (per pair, between hands: ``(seat, signals)`` a seat proposed to its
+    partner and nobody has answered, else None), ``revealed`` (seat -> cards shown this hand), ``version`` (goes up by one with
     every accepted action and every fired timer batch), ``ranks`` (per pair once over),
     ``looks`` (per seat, where it looks: another seat, ``"middle"`` or ``"hand"``; every seat
-    looks at its own cards until it looks elsewhere; changes only at ``attention`` tables).
+    looks at its own cards until it looks elsewhere; changes only at ``attention`` tables),
+    ``private_versions`` (per pair: how many of ``version``'s steps only that pair may see, its
+    huddle's proposals, answers and agreements).
     """
 
     __slots__ = (
         "rules", "names", "n", "pairs", "phase", "hand_no", "dealer", "hands", "middle", "stock",
-        "swept", "scores", "decided_hands", "signals", "revealed", "version", "ranks",
+        "swept", "scores", "decided_hands", "signals", "proposals", "revealed", "version", "ranks",
         "_rng", "_opens_at", "_stall_deadline", "_objectors", "_objected", "_agreed",
         "_idle_from", "_holding", "_handlers", "_pack_size", "_clock", "_pack", "_seed", "looks",
         "_look_at", "_gestures", "_next", "_idle_s", "_heard_refused",
-        "_attention")
+        "_attention", "_legal", "private_versions")
 
     def __init__(self, rules: RuleSet, names: Sequence[str] | None = None,
                  first_dealer: int = 0) -> None:
@@ -254,8 +303,12 @@ class Table:
         self.scores = [0] * self.pairs
         self.decided_hands = 0
         self.signals: list[tuple[str, ...]] = [()] * self.pairs
+        self.proposals: list[tuple[int, tuple[str, ...]] | None] = [None] * self.pairs
         self.revealed: dict[int, tuple[Card, ...]] = {}
         self.version = 0
+        # per pair: how many of ``version``'s steps were that pair's private huddle (only its
+        # seats may see them; :func:`kemps.views.told_version`)
+        self.private_versions: list[int] = [0] * self.pairs
         self.ranks: tuple[int, ...] | None = None
         self._pack_size = 52 * rules.deck_count
         self._pack = _PACKS[rules.deck_count]
@@ -276,6 +329,8 @@ class Table:
         self._gestures: list[tuple[float, int, str, set[int]]] = []
         self._clock = float("-inf")
         self._next: tuple[int, float | None] = (-1, None)  # (version, next deadline) cache
+        # per seat: (what legal(seat) read, what it gave), or None before the first ask
+        self._legal: list[tuple[tuple[object, ...], LegalMoves] | None] = [None] * n
         self._idle_s = self._idle_seconds()  # idle sweep after this many seconds, or None
         self._attention = rules.attention
         # The gestures refused to every seat at all times where fakes are not banned (the heard
@@ -286,7 +341,8 @@ class Table:
             Deal: self._deal, Go: self._go, Swap: self._swap, Grab: self._grab,
             Discard: self._discard, ProposeStall: self._propose_stall, Object: self._object,
             Gesture: self._gesture, Look: self._look, Chat: self._chat,
-            AgreeSignals: self._agree_signals, Call: self._call, RuleTableTalk: self._table_talk}
+            AgreeSignals: self._agree_signals, ProposeSignals: self._propose_signals,
+            DeclineSignals: self._decline_signals, Call: self._call, RuleTableTalk: self._table_talk}
 
     # == seating ===================================================================================
     def pair_of(self, seat: int) -> int:
@@ -330,11 +386,45 @@ class Table:
         takes any middle card for any hand card, a listed grab any middle card, a listed discard
         any hand card but the ones just picked up).
 
+        Worked out again only when something it depends on has changed (issue 29: a server asks
+        for every seat on every update, and most updates, a swap or a gesture, change nothing
+        here): each seat's answer is kept with a key of everything the checks read (the phase,
+        the dealer, the stall and its objections, this seat's hold, agreement, look and, where
+        fake signals are banned, its pair's signals and whether it holds four of a kind; in the
+        huddle, whether its partner's proposal waits for its answer). The
+        cached answer is the very one a fresh computation gives (``tests/test_properties.py``
+        compares them after every step of random games of every preset).
+
         Raises:
             Rejected: ``no_such_seat`` for a seat not at this table.
         """
         if seat.__class__ is not int or not 0 <= seat < self.n:
             raise Rejected("no_such_seat", f"There is no seat {said(seat)} at this table.")
+        phase = self.phase
+        if phase == "over":
+            return _OVER
+        if phase != "huddle" and self._due(self._clock):
+            # A timer due at this very moment (a countdown of 0 s) fires before any action now:
+            # say what the seat may do once it has.
+            probe = copy.deepcopy(self)
+            probe.advance(self._clock)
+            return probe.legal(seat)
+        banned = self.rules.fake_signals == "banned"
+        key = (phase, self.dealer, seat in self._holding, seat in self._agreed,
+               bool(self._objectors), seat in self._objectors, seat in self._objected,
+               self._stall_deadline is None, self.looks[seat], self._look_at[seat],
+               self.signals[seat % self.pairs] if banned else None,
+               banned and phase in ("dealt", "play") and self.holds_four(seat),
+               self._proposed_to(seat) is not None if phase == "huddle" else False)
+        kept = self._legal[seat]
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        moves = self._legal_now(seat)
+        self._legal[seat] = (key, moves)
+        return moves
+
+    def _legal_now(self, seat: int) -> LegalMoves:
+        """:meth:`legal` worked out afresh (no timer due, the match not over)."""
 
         def ok(check: Callable[..., object], *args: object) -> bool:
             try:
@@ -343,14 +433,6 @@ class Table:
                 return False
             return True
 
-        if self.phase == "over":
-            return _OVER
-        if self.phase != "huddle" and self._due(self._clock):
-            # A timer due at this very moment (a countdown of 0 s) fires before any action now:
-            # say what the seat may do once it has.
-            probe = copy.deepcopy(self)
-            probe.advance(self._clock)
-            return probe.legal(seat)
         r = self.rules
         in_hand = self.phase in ("dealt", "play")
         calls = in_hand
@@ -359,6 +441,7 @@ class Table:
             discard=ok(self._may_discard, seat), stall=ok(self._may_stall, seat),
             object=ok(self._may_object, seat), go=ok(self._may_go, seat),
             chat=r.table_chat, agree_signals=self.phase == "huddle",
+            decline_signals=self.phase == "huddle" and self._proposed_to(seat) is not None,
             gestures_refused=self._heard_refused if r.fake_signals != "banned" else tuple(
                 name for name in PALETTE if self._gesture_refusal(seat, name) is not None),
             kemps=calls, double_kemps=calls and r.double_calls,
@@ -477,6 +560,8 @@ class Table:
             return timer_events + events
         events = handler(action, now)
         self.version += 1
+        if action.__class__ in _PAIR_PRIVATE and seat is not None:
+            self.private_versions[seat % self.pairs] += 1  # no timer with it: only its pair sees
         self._clock = now
         return events
 
@@ -719,6 +804,8 @@ class Table:
         self._objected = set()
         self._agreed = set()
         self._holding = {}
+        if any(self.proposals):  # a proposal nobody answered lapses: the old signals stand
+            self.proposals = [None] * self.pairs
         start = self.rules.start
         face_down = start == "countdown"
         # A dealer who is not playing says Go by the table's timer, after everyone has had
@@ -1116,12 +1203,10 @@ class Table:
         if self.phase != "huddle":
             raise Rejected("no_huddle", "Signals are agreed between hands, not during one.")
 
-    def _agree_signals(self, action: AgreeSignals, now: float) -> list[Event]:
-        seat, signals = action.seat, action.signals
-        self._may_agree()
+    def _check_signals(self, signals: object, verb: str) -> None:
         if (not isinstance(signals, tuple) or not 1 <= len(signals) <= MAX_SIGNALS
                 or len(set(signals)) != len(signals)):
-            raise Rejected("bad_action", f"Agree 1 to {MAX_SIGNALS} different gestures.")
+            raise Rejected("bad_action", f"{verb} 1 to {MAX_SIGNALS} different gestures.")
         for name in signals:
             g = PALETTE.get(name) if isinstance(name, str) else None
             if g is None:
@@ -1129,9 +1214,43 @@ class Table:
             if g.kind == "heard" and not self.rules.heard_signals:
                 raise Rejected("heard_forbidden", "This is a silent table: a signal must be seen, "
                                "not heard.")
+
+    def _agree_signals(self, action: AgreeSignals, now: float) -> list[Event]:
+        seat, signals = action.seat, action.signals
+        self._may_agree()
+        self._check_signals(signals, "Agree")
         pair = self.pair_of(seat)
         self.signals[pair] = signals
+        if self.proposals[pair] is not None:
+            self.proposals[pair] = None  # answered: accepted (the same gestures) or overruled
         return [SignalsAgreed(now, pair, seat, signals)]
+
+    def _propose_signals(self, action: ProposeSignals, now: float) -> list[Event]:
+        """S1 "each two player team goes away and privately agrees a signal": one partner
+        proposes, the other accepts (:class:`AgreeSignals` of the same gestures) or keeps the
+        pair's signals (:class:`DeclineSignals`); the pair's signals stay as they are until then."""
+        seat, signals = action.seat, action.signals
+        self._may_agree()
+        self._check_signals(signals, "Propose")
+        pair = self.pair_of(seat)
+        if set(signals) == set(self.signals[pair]):  # the same gestures in another order too
+            raise Rejected("bad_action", "Those are your pair's signals already.")
+        self.proposals[pair] = (seat, signals)
+        return [SignalsProposed(now, pair, seat, signals)]
+
+    def _proposed_to(self, seat: int) -> tuple[str, ...] | None:
+        """The signals ``seat``'s partner proposed and nobody has answered, or None."""
+        proposal = self.proposals[self.pair_of(seat)]
+        return proposal[1] if proposal is not None and proposal[0] != seat else None
+
+    def _decline_signals(self, action: DeclineSignals, now: float) -> list[Event]:
+        seat = action.seat
+        self._may_agree()
+        if self._proposed_to(seat) is None:
+            raise Rejected("no_proposal", "Your partner has proposed no new signals.")
+        pair = self.pair_of(seat)
+        self.proposals[pair] = None
+        return [SignalsDeclined(now, pair, seat)]
 
     # == calls =====================================================================================
     def _call(self, action: Call, now: float) -> list[Event]:
@@ -1326,23 +1445,37 @@ def stacked_order(rules: RuleSet, hands: Sequence[str], middle: str = "", stock:
                   dealer: int | None = 0) -> tuple[Card, ...]:
     """A deal order that gives each seat the cards named, for scripted games and tests.
 
+    The order is dealt as :meth:`Table.apply` deals a :class:`~kemps.actions.Deal`: one card at a
+    time from the dealer's left, or from seat 0 at a table whose dealer does not play. Which of
+    the two is the rules' (``rules.dealer``), as at the table: at a ``non_playing`` table
+    ``dealer`` is not used (the table has no dealing seat, whatever ``first_dealer`` it was
+    given).
+
     Args:
-        rules: the table's rules (for the pack size and seat count).
+        rules: the table's rules (for the pack size, the seat count and who deals).
         hands: per seat, the text of its cards (``"7H 7S 7D 7C"``); fewer than four are filled
             from the rest of the pack in new-pack order; ``""`` fills a whole hand.
         middle: the four middle cards (filled likewise).
         stock: the top of the stock, first card dealt first (the rest follows in pack order).
-        dealer: the seat dealing this hand (dealing starts on the dealer's left); ``None`` for a
-            dealer who is not playing (dealing starts at seat 0).
+        dealer: the seat dealing this hand (``Table.dealer``; the first hand's is the table's
+            ``first_dealer``, 0 unless given) at a table whose dealer plays.
 
     Raises:
-        Rejected: ``bad_deal`` when a card is named twice, is not in the pack, or a row is too long.
+        Rejected: ``bad_deal`` when a card is named twice, is not in the pack, or a row is too
+            long; or, at a table whose dealer plays, ``dealer`` is not one of its seats (None
+            included: that table has a dealing seat, and a deal from seat 0 would give every
+            hand to the wrong seat).
     """
     from kemps.cards import parse_cards
 
     n = rules.players
     if len(hands) != n:
         raise Rejected("bad_deal", f"Give {n} hands, one per seat.")
+    if rules.dealer == "non_playing":
+        dealer = None  # nobody at the table deals: seat 0 gets the first card
+    elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
+        raise Rejected("bad_deal", f"This table's dealer plays: give the dealing seat (0 to "
+                       f"{n - 1}), as Table.dealer says.")
     pack = new_pack(rules.deck_count)
     named = [list(parse_cards(h)) for h in hands]
     mid, top = list(parse_cards(middle)), list(parse_cards(stock))

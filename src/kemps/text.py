@@ -29,6 +29,11 @@ BIDI_CONTROLS: Final = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range
 _REFUSED_CLASS: Final = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _REFUSED: Final = re.compile(f"[{_REFUSED_CLASS}]")
 TEXT_PATTERN: Final = r"^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]*$"
+#: Clean text with at least one character that is not a space (a name): the same class, and one
+#: character outside it and outside ``\s`` (Python's ``str.strip`` removes exactly ``\s``).
+VISIBLE_PATTERN: Final = (r"^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]*"
+                          r"[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
+                          r"[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]*$")
 MAX_DEPTH: Final = 32
 
 
@@ -87,16 +92,21 @@ def check_strings(data: Any, field: str = "message", depth: int = 0) -> None:
 @dataclass(frozen=True, slots=True)
 class CleanText:
     """Pydantic metadata for a ``str`` field that passes :func:`check_text`:
-    ``Annotated[str, CleanText(40, 1, "name")]``. Its JSON Schema gives ``minLength``,
-    ``maxLength``, the pattern of refused characters and ``examples``."""
+    ``Annotated[str, CleanText(40, 1, "name", visible=True)]``. Its JSON Schema gives
+    ``minLength``, ``maxLength``, the pattern of refused characters (with ``visible``: and at
+    least one character that is not a space, :data:`VISIBLE_PATTERN`) and ``examples``."""
 
     max_chars: int
     min_chars: int = 0
     field: str = "text"
     examples: tuple[str, ...] = ()
+    visible: bool = False
 
     def check(self, value: str) -> str:
-        return check_text(value, self.field, self.max_chars, self.min_chars)
+        check_text(value, self.field, self.max_chars, self.min_chars)
+        if self.visible and not value.strip():
+            raise TextError("bad_text", f"The {self.field} needs a character other than spaces.")
+        return value
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler
                                      ) -> core_schema.CoreSchema:
@@ -105,7 +115,8 @@ class CleanText:
     def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema,
                                      handler: GetJsonSchemaHandler) -> dict[str, Any]:
         out: dict[str, Any] = dict(handler(schema))
-        out.update(type="string", maxLength=self.max_chars, pattern=TEXT_PATTERN)
+        out.update(type="string", maxLength=self.max_chars,
+                   pattern=VISIBLE_PATTERN if self.visible else TEXT_PATTERN)
         if self.min_chars:
             out["minLength"] = self.min_chars
         if self.examples:
@@ -120,5 +131,5 @@ def utf8_size(raw: str | bytes) -> int:
     return len(raw.encode("utf-8", "surrogatepass"))
 
 
-__all__ = ["BIDI_CONTROLS", "TEXT_PATTERN", "CleanText", "TextError", "check_strings", "check_text",
+__all__ = ["BIDI_CONTROLS", "TEXT_PATTERN", "VISIBLE_PATTERN", "CleanText", "TextError", "check_strings", "check_text",
            "utf8_size"]

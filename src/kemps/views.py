@@ -4,7 +4,7 @@ boardgame.io's ``filter-player-view`` idea: one pure function per kind of output
 consumer (CLI, bots, the server's messages). A seat sees its own hand, the middle (unless dealt face
 down), counts of everyone else's cards, public events, its own pair's signal agreement, and the
 hands the rules have revealed. It never sees another hand before the reveal, the stock order, the
-swept cards' order after a reshuffle, or another pair's signals. A spectator (``seat=None``) sees
+swept cards' order after a reshuffle, or another pair's signals, proposals or answers to them. A spectator (``seat=None``) sees
 what every player may see and no hand at all.
 
 At an ``attention`` table (S0 "Half of Kemps is watching your partner without looking as though
@@ -21,15 +21,19 @@ import dataclasses
 from typing import Any, Final
 
 from kemps.actions import LookAt
-from kemps.cards import Card
-from kemps.errors import Rejected, said
+from kemps.cards import Card, parse_card
+from kemps.errors import CardError, KempsError, Rejected, said
 from kemps.events import (
     Event,
     Gestured,
     GestureSeen,
+    Grabbed,
     HandDealt,
     Moved,
     SignalsAgreed,
+    SignalsDeclined,
+    SignalsProposed,
+    Swapped,
     event_to_dict,
 )
 from kemps.gestures import LOOK_GAP_S
@@ -54,6 +58,8 @@ class SeatView:
     signals, the gestures it may make, and each call with the targets it may name), from the
     engine's own checks; None for a spectator. ``looks[s]`` is where seat ``s`` looks (another
     seat's number, ``"middle"`` or ``"hand"``) at an ``attention`` table; empty at any other.
+    ``proposal`` is the viewer's pair's open proposal between hands, ``(seat, signals)`` (the
+    seat that proposed: the viewer or its partner), else None; None for a spectator.
     """
 
     version: int
@@ -87,6 +93,7 @@ class SeatView:
     ranks: tuple[int, ...] | None
     legal: LegalMoves | None = None
     looks: tuple[LookAt, ...] = ()
+    proposal: tuple[int, tuple[str, ...]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; cards as text (``"7H"``), hidden slots as ``null``; the fields in
@@ -97,10 +104,12 @@ class SeatView:
 
     def seat_dict(self) -> dict[str, Any]:
         """The JSON form of the fields that differ from seat to seat (:data:`SEAT_FIELDS`)."""
-        legal = self.legal
+        legal, proposal = self.legal, self.proposal
         return {"seat": self.seat, "pair": self.pair, "partner": self.partner,
                 "hand": [c.text for c in self.hand], "signals": list(self.signals),
-                "legal": None if legal is None else legal.to_dict()}
+                "legal": None if legal is None else legal.to_dict(),
+                "proposal": None if proposal is None else {"seat": proposal[0],
+                                                           "signals": list(proposal[1])}}
 
     def public_dict(self) -> dict[str, Any]:
         """The JSON form of every other field: the same in every seat's view of one table state
@@ -121,9 +130,68 @@ class SeatView:
             "agreed": list(self.agreed), "opens_at": self.opens_at,
             "ranks": None if ranks is None else list(ranks), "looks": list(self.looks)}
 
+    @classmethod
+    def from_dict(cls, data: Any) -> SeatView:
+        """The view of a JSON form :meth:`to_dict` made (what a server's ``state`` and
+        ``update`` messages carry): ``SeatView.from_dict(v.to_dict()) == v``.
+
+        Raises:
+            KempsError: ``bad_view`` for data that is not that form (a field missing or extra,
+                or of the wrong shape; a text that is not a card).
+        """
+        fields = _VIEW_FIELDS or _view_fields()
+        if not isinstance(data, dict) or set(data) != set(fields):
+            raise KempsError("bad_view", "A view is an object with the fields "
+                             f"{', '.join(fields)}.")
+        out: dict[str, Any] = {}
+        try:
+            for name in fields:
+                value = data[name]
+                if name in ("hand", "middle"):
+                    value = tuple(None if c is None and name == "middle" else parse_card(c)
+                                  for c in _listed(name, value))
+                elif name == "revealed":
+                    if not isinstance(value, dict):
+                        raise KempsError("bad_view", "'revealed' maps seats to cards.")
+                    value = {int(s): tuple(parse_card(c) for c in _listed(name, cards))
+                             for s, cards in value.items()}
+                elif name == "legal":
+                    value = None if value is None else LegalMoves.from_dict(value)
+                elif name == "ranks":
+                    value = None if value is None else tuple(_listed(name, value))
+                elif name == "proposal" and value is not None:
+                    if not isinstance(value, dict) or set(value) != {"seat", "signals"} \
+                            or isinstance(value["seat"], bool) or not isinstance(value["seat"], int):
+                        raise KempsError("bad_view", "'proposal' is null or a seat and its "
+                                         "signals.")
+                    value = (value["seat"], tuple(_listed(name, value["signals"])))
+                elif name in _TUPLE_FIELDS:
+                    value = tuple(_listed(name, value))
+                elif name in _FLOAT_FIELDS and value is not None:
+                    if isinstance(value, bool) or not isinstance(value, int | float):
+                        raise KempsError("bad_view", f"{name!r} is a time or null.")
+                    value = float(value)
+                out[name] = value
+        except (CardError, ValueError, TypeError):
+            raise KempsError("bad_view", "A view's cards are texts like '7H', its seats "
+                             "whole numbers.") from None
+        return cls(**out)
+
+
+#: The view's fields sent as lists and kept as tuples (besides the cards).
+_TUPLE_FIELDS: Final = frozenset({"names", "hand_counts", "holding", "scores", "spelled",
+                                  "signals", "objectors", "agreed", "looks"})
+_FLOAT_FIELDS: Final = frozenset({"stall_deadline", "opens_at"})
+
+
+def _listed(name: str, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise KempsError("bad_view", f"{name!r} is a list.")
+    return value
+
 
 #: The fields of a :class:`SeatView` that depend on the seat; every other field is public.
-SEAT_FIELDS: Final = ("seat", "pair", "partner", "hand", "signals", "legal")
+SEAT_FIELDS: Final = ("seat", "pair", "partner", "hand", "signals", "legal", "proposal")
 
 _VIEW_FIELDS: list[str] = []
 
@@ -134,8 +202,40 @@ def _view_fields() -> list[str]:
     return _VIEW_FIELDS
 
 
-def view_for(table: Table, seat: int | None) -> SeatView:
+def public_fields(table: Table) -> dict[str, Any]:
+    """Every field of a view but :data:`SEAT_FIELDS`, as :class:`SeatView`'s keyword arguments:
+    the same for every seat and spectator of ``table`` as it stands (the table's ``version`` kept
+    as ``public_version``; each view's own ``version`` is :func:`told_version`), so that the views
+    of one update may share them (:func:`view_for`'s ``public``)."""
+    r = table.rules
+    phase = table.phase
+    face_down = phase == "dealt" and r.start == "countdown"
+    in_hand = phase in ("dealt", "play")
+    scores = table.scores
+    return {
+        "public_version": table.version, "names": table.names, "rules": r.name,
+        "call_word": r.call_word, "stop_word": r.stop_word, "word": r.word,
+        "scoring": r.scoring, "phase": phase, "hand_no": table.hand_no, "dealer": table.dealer,
+        "middle": (None, None, None, None) if face_down or not in_hand else tuple(table.middle),
+        "middle_face_down": face_down, "stock_count": len(table.stock),
+        "swept_count": len(table.swept), "hand_counts": tuple(len(h) for h in table.hands),
+        "holding": tuple(s for s in range(table.n) if table.holding(s)),
+        "scores": tuple(scores),
+        "spelled": tuple(letters_text(r.word, x) for x in scores) if r.scoring == "letters"
+        else tuple(str(x) for x in scores),
+        "revealed": dict(table.revealed), "stall_deadline": table.stall_deadline,
+        "objectors": tuple(sorted(table.objectors)), "agreed": tuple(sorted(table.agreed)),
+        "opens_at": table.opens_at, "ranks": table.ranks,
+        "looks": tuple(table.looks) if r.attention else ()}
+
+
+def view_for(table: Table, seat: int | None,
+             public: dict[str, Any] | None = None) -> SeatView:
     """The view of ``seat`` (0..n-1), or of a spectator when ``seat`` is None.
+
+    ``public``: :func:`public_fields` of this very table as it stands, when several views of
+    one update share them (a server's broadcast); worked out here when None. Only the seat's own
+    fields (:data:`SEAT_FIELDS`: its hand, its pair's signals, its legal moves) differ.
 
     Raises:
         Rejected: ``no_such_seat`` for a seat that is not at this table.
@@ -143,30 +243,49 @@ def view_for(table: Table, seat: int | None) -> SeatView:
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                              or not 0 <= seat < table.n):
         raise Rejected("no_such_seat", f"There is no seat {said(seat)} at this table.")
-    r = table.rules
-    face_down = table.phase == "dealt" and r.start == "countdown"
-    in_hand = table.phase in ("dealt", "play")
-    pair = None if seat is None else table.pair_of(seat)
-    return SeatView(
-        version=table.version, seat=seat, pair=pair,
-        partner=None if seat is None else table.partner_of(seat),
-        names=table.names, rules=r.name, call_word=r.call_word, stop_word=r.stop_word,
-        word=r.word, scoring=r.scoring, phase=table.phase, hand_no=table.hand_no,
-        dealer=table.dealer,
-        hand=() if seat is None or table.hand_no == 0 else tuple(table.hands[seat]),
-        middle=(None, None, None, None) if face_down or not in_hand else tuple(table.middle),
-        middle_face_down=face_down, stock_count=len(table.stock), swept_count=len(table.swept),
-        hand_counts=tuple(len(h) for h in table.hands),
-        holding=tuple(s for s in range(table.n) if table.holding(s)),
-        scores=tuple(table.scores),
-        spelled=tuple(letters_text(r.word, s) for s in table.scores) if r.scoring == "letters"
-        else tuple(str(s) for s in table.scores),
-        signals=() if pair is None else table.signals[pair],
-        revealed=dict(table.revealed),
-        stall_deadline=table.stall_deadline, objectors=tuple(sorted(table.objectors)),
-        agreed=tuple(sorted(table.agreed)), opens_at=table.opens_at, ranks=table.ranks,
-        legal=None if seat is None else table.legal(seat),
-        looks=tuple(table.looks) if r.attention else ())
+    if public is None or public["public_version"] != table.version:
+        public = public_fields(table)
+    fields = {k: v for k, v in public.items() if k != "public_version"}
+    fields["version"] = told_version(table, seat)
+    if seat is None:
+        return SeatView(seat=None, pair=None, partner=None, hand=(), signals=(), legal=None,
+                        proposal=None, **fields)
+    pair = table.pair_of(seat)
+    return SeatView(seat=seat, pair=pair, partner=table.partner_of(seat),
+                    hand=() if table.hand_no == 0 else tuple(table.hands[seat]),
+                    signals=table.signals[pair], legal=table.legal(seat),
+                    proposal=table.proposals[pair], **fields)
+
+
+def told_version(table: Table, seat: int | None) -> int:
+    """The ``version`` of ``seat``'s view (None: a spectator's, or a referee's): the table's
+    :attr:`~kemps.table.Table.version` less the steps of other pairs' private huddles
+    (:attr:`~kemps.table.Table.private_versions`: their proposals, answers and agreements, S1
+    "each two player team goes away and privately agrees a signal"). It goes up by one exactly
+    with each step this viewer may see something of, so a viewer that was told nothing of a
+    step is not told, by a gap in its versions either, that the step happened; a gap still means
+    a message it missed (a client asks for the state again)."""
+    hidden = table.private_versions
+    if seat is None:
+        return table.version - sum(hidden)
+    return table.version - sum(hidden) + hidden[seat % table.pairs]
+
+
+def private_step(events: list[Event], pairs: int) -> int | None:
+    """The pair whose private huddle the step that made ``events`` was (its seats' proposal,
+    answer or agreement of signals alone), else None. Nobody outside that pair may be told of
+    such a step at all: no message, so that neither a message's arrival nor its version says
+    that it happened (:func:`told_version` does not move for them)."""
+    pair: int | None = None
+    for e in events:
+        cls = e.__class__
+        if cls is not SignalsAgreed and cls is not SignalsProposed and cls is not SignalsDeclined:
+            return None
+        private: SignalsAgreed | SignalsProposed | SignalsDeclined = e  # type: ignore[assignment]
+        if pair is not None and private.pair != pair:
+            return None
+        pair = private.pair
+    return pair
 
 
 def spectator_view(table: Table) -> SeatView:
@@ -178,7 +297,8 @@ def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
     """``event`` as ``seat`` may see it (None for a spectator), or None when it is not for them.
 
     ``pairs`` is the table's number of pairs (to know which pair a seat plays in). A deal shows
-    only the viewer's own hand (others' become empty); a signal agreement goes only to its pair.
+    only the viewer's own hand (others' become empty); a signal agreement, a proposal of signals
+    and its answer go only to their pair.
     ``attention``: a seen gesture is named only to the seats in its ``seen_by`` (the others, and
     spectators, get :class:`~kemps.events.Moved`: "this player moved"); a
     :class:`~kemps.events.GestureSeen` goes only to the seat whose glance saw it.
@@ -188,9 +308,9 @@ def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
         dealt: HandDealt = event  # type: ignore[assignment]
         hands = tuple(h if s == seat else () for s, h in enumerate(dealt.hands))
         return dataclasses.replace(dealt, hands=hands)
-    if cls is SignalsAgreed:
-        agreed: SignalsAgreed = event  # type: ignore[assignment]
-        return event if seat is not None and seat % pairs == agreed.pair else None
+    if cls is SignalsAgreed or cls is SignalsProposed or cls is SignalsDeclined:
+        private: SignalsAgreed | SignalsProposed | SignalsDeclined = event  # type: ignore[assignment]
+        return event if seat is not None and seat % pairs == private.pair else None
     if cls is Gestured:
         made: Gestured = event  # type: ignore[assignment]
         if made.seen_by is None or (seat is not None and seat in made.seen_by):
@@ -203,7 +323,8 @@ def event_for(event: Event, seat: int | None, pairs: int) -> Event | None:
 
 
 #: Event classes :func:`event_for` may change or drop; any other event reaches everyone as it is.
-_REDACTED = frozenset({HandDealt, SignalsAgreed, Gestured, GestureSeen})
+_REDACTED = frozenset({HandDealt, SignalsAgreed, SignalsProposed, SignalsDeclined, Gestured,
+                       GestureSeen})
 
 
 def needs_redacting(events: list[Event]) -> bool:
@@ -247,7 +368,10 @@ def spectator_events_for(events: list[Event], look: LookAt | None, pairs: int) -
     """
     out: list[Event] = []
     for e in events:
-        if e.__class__ is Gestured and e.seat == look:
+        if (e.__class__ is Gestured and e.seat == look) or (
+                e.__class__ is GestureSeen and e.by is None):
+            # the gesture it looked at as it was made, or what its own glance saw
+            # (:func:`spectator_glance`: ``by`` None, never a seat's private sight)
             out.append(e)
             continue
         seen = event_for(e, None, pairs)
@@ -289,3 +413,77 @@ def check_spectator_look(table: Table, at: object, current: LookAt | None,
     if since is not None and now - since < LOOK_GAP_S - 1e-9:
         raise Rejected("look_too_soon", f"One look every {LOOK_GAP_S:g} s.")
     return at
+
+
+# -- the referee: a dealer who is not playing (S2 tournament row 7) -------------------------------
+#: A touch the table refused because another seat's touch of the same card arrived first:
+#: ``(t, seat, cards)``, table seconds, the cards it reached for (kept by the server, live only).
+RefusedTouch = tuple[float, int, tuple[Card, ...]]
+
+
+@immutable
+class RefereeView:
+    """What the referee sees beside the spectator's view: S2 tournament row 7 "Give each table a
+    dealer who is not playing, to sweep the cards and judge the first touch. The dealer's ruling
+    stands." The referee plays for nobody, so it sees every hand as it is now (``hands[s]``:
+    seat ``s``'s cards), and ``contested``: each middle card two or more seats reached for this
+    hand, with the touches in the order the server received them, the first being the one that
+    took it; each entry ``{"card", "touches": [{"seat", "t", "took"}]}`` (``t`` table seconds).
+    It never sees a pair's signal agreement (S1 "Your signal must be secret from the other
+    team": the signal is the pair's, not the table's)."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    contested: tuple[dict[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hands": [[c.text for c in h] for h in self.hands],
+                "contested": [dict(x) for x in self.contested]}
+
+
+def referee_view(table: Table, log: list[Event], refused: list[RefusedTouch]) -> RefereeView:
+    """The referee's view of ``table``: every hand, and the contested touches of the hand in
+    play from its ``log`` (the events so far, :attr:`kemps.driver.MatchDriver.log`) and the
+    touches the table ``refused`` because the card was gone (:data:`RefusedTouch`, kept by the
+    server in the order they arrived). A refused touch is paired with the last take of that card
+    before it."""
+    hands = tuple(tuple(h) for h in table.hands) if table.phase in ("dealt", "play") else \
+        tuple(() for _ in range(table.n))
+    start = 0  # the hand in play: its events start at its deal
+    for i, e in enumerate(log):
+        if e.__class__ is HandDealt:
+            start = i
+    takes = [e for e in log[start:] if isinstance(e, Swapped | Grabbed)]
+    opened = log[start].t if log[start:] else 0.0
+    contests: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for t, seat, cards in refused:
+        if t < opened:
+            continue
+        for card in cards:
+            first = None
+            for e in takes:
+                if e.t <= t and card in e.took:
+                    first = e
+            if first is None:
+                continue
+            key = (card.text, first.t)
+            touches = contests.setdefault(key, [{"seat": first.seat, "t": first.t,
+                                                 "took": True}])
+            touches.append({"seat": seat, "t": t, "took": False})
+    return RefereeView(hands=hands, contested=tuple(
+        {"card": card, "touches": touches} for (card, _), touches in contests.items()))
+
+
+def referee_events_for(events: list[Event], pairs: int) -> list[Event]:
+    """``events`` as the referee sees them, as they happen: every dealt hand whole and every
+    gesture named (it plays for nobody); no pair's signal agreement, proposal or answer, and no
+    seat's private glance (:class:`GestureSeen`); anything else as a spectator sees it."""
+    out: list[Event] = []
+    for e in events:
+        cls = e.__class__
+        if cls is HandDealt or cls is Gestured:
+            out.append(e)
+        elif cls is not GestureSeen:
+            seen = event_for(e, None, pairs)
+            if seen is not None:
+                out.append(seen)
+    return out

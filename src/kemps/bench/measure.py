@@ -241,6 +241,15 @@ class SimFigures:
     seconds: float
     runs: list[float] = field(default_factory=list)
     cpu_s: float = 0.0
+    sim_cpu: list[float] = field(default_factory=list)  # CPU s of the matches, each repeat
+    floor_cpu: list[float] = field(default_factory=list)  # CPU s of the floor, each repeat
+
+    @property
+    def floor_ratios(self) -> list[float]:
+        """Each repeat's CPU time of the simulated matches over that of the floor right after it
+        (:func:`replay_floor` over the same matches' records): how many times the bare engine
+        loop the whole simulation costs."""
+        return [a / b for a, b in zip(self.sim_cpu, self.floor_cpu) if b > 0]
 
     @property
     def hands_per_s(self) -> float:
@@ -258,27 +267,53 @@ class SimFigures:
         return self.matches / self.seconds
 
 
+def replay_floor(records: Sequence[MatchRecord]) -> int:
+    """The simulator's floor: the minimal loop of engine applies that plays ``records`` again (a
+    fresh table each, every accepted action through ``Table.apply`` at its time, then the
+    record's end), nothing else: no bots, no driver, no views, no checks. Returns the actions."""
+    actions = 0
+    for record in records:
+        table = Table(record.rules, record.names, record.first_dealer)
+        apply = table.apply
+        for t, action in record.actions:
+            apply(action, t)
+        if record.end is not None:
+            table.advance(record.end)
+        actions += len(record.actions)
+    return actions
+
+
 def bench_sim(rules: RuleSet, matches: int, repeats: int, first_seed: int = 1,
               level: str = "simple") -> SimFigures:
     """Time :func:`simulate_match` (``keep_events=False``, bots of ``level`` in every seat) over
-    ``matches`` seeds: the median of ``repeats`` runs over the same seeds (each kept)."""
+    ``matches`` seeds: the median of ``repeats`` runs over the same seeds (each kept), each run
+    followed by the floor (:func:`replay_floor` over the same matches' records), alternating, so
+    each repeat gives its own ratio to the floor (:attr:`SimFigures.floor_ratios`)."""
     from kemps.bots import bot_factory
 
     bots = bot_factory(level)
     runs: list[float] = []
-    cpu0 = time.process_time()
+    sim_cpu: list[float] = []
+    floor_cpu: list[float] = []
+    cpu = time.process_time
     hands = actions = rejected = 0
     for _ in range(max(1, repeats)):
         hands = actions = rejected = 0
-        t0 = time.perf_counter()
+        records: list[MatchRecord] = []
+        c0, t0 = cpu(), time.perf_counter()
         for i in range(matches):
             result = simulate_match(rules, first_seed + i, bots=bots, keep_events=False)
             hands += result.table.hand_no
             actions += result.actions
             rejected += result.rejected
+            records.append(result.record)
         runs.append(time.perf_counter() - t0)
+        sim_cpu.append(cpu() - c0)
+        c0 = cpu()
+        replay_floor(records)
+        floor_cpu.append(cpu() - c0)
     return SimFigures(rules.pairs, matches, hands, actions, rejected, statistics.median(runs),
-                      runs, time.process_time() - cpu0)
+                      runs, sum(sim_cpu), sim_cpu, floor_cpu)
 
 
 # == 3. Memory of one table =========================================================================
@@ -567,17 +602,3 @@ def bench_swap_floor(rules: RuleSet, swaps: int, repeats: int) -> FloorFigures:
         floor_cpu.append(1e9 * (cpu() - c0) / swaps)
     return FloorFigures(swaps, engine_ns, floor_ns, time.process_time() - cpu0, engine_cpu,
                         floor_cpu)
-
-
-#: BluffJAX's Kemps environment (JAX 0.10.2 on CPU), measured by hand on this machine on
-#: 2026-12-02 (docs/benchmarks.md, "The research environment"; this project installs no JAX), in
-#: seat-actions (four a step: every seat acts in each step) a CPU-second, median of 7 runs after
-#: compiling: 1,024 environments vmapped in one jit-compiled scan with random legal actions and
-#: the whole state returned, as its own benchmark steps them (33,270 steps); the same with
-#: unmasked random actions, so that choosing costs next to nothing (the step alone: 145,096
-#: steps); one environment, one jit-compiled step a call (15,090 steps). The 29 million a
-#: second measured on 2026-12-01 returned only the done flags: the compiler dropped the game.
-BLUFFJAX_SEAT_ACTIONS_VMAPPED: Final = 4 * 33_270
-BLUFFJAX_SEAT_ACTIONS_STEP_ONLY: Final = 4 * 145_096
-BLUFFJAX_SEAT_ACTIONS_ONE: Final = 4 * 15_090
-TARGET_STREAM_RATIO: Final = 3.0  # issue 15: Table.apply's stream at least 3x BluffJAX's

@@ -51,7 +51,9 @@ class Bot(Protocol):
     seat: int
 
     def on_view(self, view: SeatView, now: float) -> list[Plan]:
-        """The seat's full view (at the start of each hand and between hands)."""
+        """The seat's full view (at the start of each hand and between hands; a bot whose
+        ``reads_views`` attribute is True is also told it after every step whose events it was
+        told, the view a person's page gets with every update: the learned level)."""
         ...
 
     def on_events(self, events: list[Event], now: float) -> list[Plan]:

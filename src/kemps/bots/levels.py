@@ -21,6 +21,7 @@ from kemps.bots.base import Bot
 from kemps.bots.player import KempsBot
 from kemps.bots.simple import SimpleBot
 from kemps.bots.strength import (
+    ALL_LEVEL_NAMES,
     CASUAL,
     CLUB,
     DEFAULT_SPEED_WITH_PEOPLE,
@@ -35,11 +36,12 @@ from kemps.bots.strength import (
     find_name,
     find_speed,
 )
+from kemps.errors import KempsError
 from kemps.rules import RuleSet
 
 # The levels' data lives in kemps.bots.strength (the bottom of the bots' module order:
 # strength <- watch <- player <- levels <- families); the names stay importable from here.
-__all__ = ["CASUAL", "CLUB", "DEFAULT_SPEED_WITH_PEOPLE", "LEVELS", "LEVEL_NAMES", "SHARP",
+__all__ = ["ALL_LEVEL_NAMES", "CASUAL", "CLUB", "DEFAULT_SPEED_WITH_PEOPLE", "LEVELS", "LEVEL_NAMES", "SHARP",
            "SPEEDS", "SPEED_NAMES", "BotFactory", "Inference", "Level", "bot_factory",
            "find_level", "find_name", "find_speed", "make_bot"]
 
@@ -58,6 +60,8 @@ def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
     """
     key = find_level(level)
     reaction = SPEEDS[find_speed(speed)] if speed is not None else None
+    if key == "learned":
+        return _learned(seat, rules, rng, reaction)
     if key == "simple":
         if reaction is None:
             return SimpleBot(seat, rules, rng)
@@ -66,6 +70,23 @@ def make_bot(level: str, seat: int, rules: RuleSet, rng: random.Random,
     if reaction is not None:
         lv = replace(lv, reaction_s=reaction)
     return KempsBot(seat, rules, rng, lv)
+
+
+def _learned(seat: int, rules: RuleSet, rng: random.Random,
+             reaction: tuple[float, float] | None) -> Bot:
+    """The ``learned`` level (:mod:`kemps.bots.learned`), imported only when asked for: it needs
+    numpy (the ``research`` extra).
+
+    Raises:
+        KempsError: ``level_unavailable`` without numpy; ``bad_weights`` at a table whose seats
+            the network was not trained for.
+    """
+    try:
+        from kemps.bots.learned import REACTION_S, LearnedBot
+    except ModuleNotFoundError as err:
+        raise KempsError("level_unavailable", "The learned level needs numpy: "
+                         "pip install 'kemps[research]'.") from err
+    return LearnedBot(seat, rules, rng, reaction if reaction is not None else REACTION_S)
 
 
 def bot_factory(level: str, speed: str | None = None) -> BotFactory:

@@ -17,7 +17,11 @@ table. What it does, from S0 ("What to collect", "Watching your partner", "Calli
   burnt old signal with three of a kind where ``fake_signals`` is allowed: the partner knows the old
   signal is no longer the pair's (both saw the new agreement in the huddle), so it never calls on it.
 * Huddle: the pair's first seat agrees a new signal when the old one was probably read (a right Stop
-  Kemps against the pair, or the pair's own right Kemps that let others time it).
+  Kemps against the pair, or the pair's own right Kemps that let others time it). With a person
+  for a partner (the driver says so: :meth:`KempsBot.on_partner`) it agrees a first signal only
+  when the pair has none, and otherwise *proposes* the change (S1 "each two player team ...
+  privately agrees a signal"): the person accepts, keeps the old one, or lets the proposal lapse
+  at the deal, and the old one stands. It accepts whatever its partner proposes.
 * Watching: calls Kemps on the partner's signal (if it notices: ``attention_partner``) after a
   reaction time; for opponents' gestures it asks its :class:`~kemps.bots.watch.Watcher` how likely a
   real signal is and calls Stop Kemps above ``stop_threshold``.
@@ -43,6 +47,7 @@ from kemps.actions import (
     Look,
     LookAt,
     Object,
+    ProposeSignals,
     ProposeStall,
     Swap,
 )
@@ -73,6 +78,8 @@ from kemps.events import (
     PlayOpened,
     Revealed,
     SignalsAgreed,
+    SignalsDeclined,
+    SignalsProposed,
     StallCancelled,
     StallProposed,
     StallResumed,
@@ -127,6 +134,9 @@ class KempsBot(FollowsCards):
         self.decoys_used: dict[str, int] = {}
         self.change_signal = False
         self.agreed_for = -1
+        # A person plays the partner's seat (on_partner): signals change only by proposal.
+        self.partner_person = False
+        self.proposed: tuple[str, ...] | None = None  # our proposal nobody has answered yet
         self._idle_for: tuple[str, ...] | None = None  # the signals _idle's choices leave out
         self._idle_options: list[str] = []
         self._idle_cum: list[float] = []
@@ -166,7 +176,7 @@ class KempsBot(FollowsCards):
         self.given_up: dict[str, float] = {}  # ranks dropped this hand, and the penalty kept
         self.glance_until = float("-inf")  # attention: a glance at a mover holds the eyes
         self.signal_at: float | None = None  # attention: when a planned signal is due
-        self.resignal_at: float | None = None  # attention: when to give the signal again
+        self.signal_held = False  # attention: the planned signal waits for an unwatched moment
         self.four_since: float | None = None  # attention: when it first held four this hand
 
     # -- small helpers -------------------------------------------------------------------------
@@ -195,6 +205,12 @@ class KempsBot(FollowsCards):
         return self.phase == "play" or self.phase == "dealt"
 
     # -- the Bot protocol ----------------------------------------------------------------------
+    def on_partner(self, person: bool) -> None:
+        """The driver says whether a person plays the partner's seat (before the views, and
+        again when a bot stands in for that person or hands the seat back). With a person, the
+        pair's signals are theirs too: this bot proposes a change instead of agreeing it."""
+        self.partner_person = person
+
     def on_view(self, view: SeatView, now: float) -> list[Plan]:
         """Resynchronise from the seat's whole view (start of a match, or a reconnect)."""
         if view.hand_no != self.hand_no:
@@ -208,6 +224,11 @@ class KempsBot(FollowsCards):
         self.scores = list(view.scores)
         self.signals = view.signals
         self.eyes.sync(view.looks)
+        proposal = view.proposal
+        if proposal is not None and view.phase == "huddle":
+            if proposal[0] == self.partner:  # e.g. standing in for a person who was asked
+                return self._accept(proposal[1])
+            self.proposed = proposal[1]
         return self._decide(now)
 
     def on_events(self, events: list[Event], now: float) -> list[Plan]:
@@ -307,12 +328,10 @@ class KempsBot(FollowsCards):
             if e.gesture in self.signals:
                 # Our own signal: give it again if the partner has not called by then.
                 if self._four() and self._in_play():
+                    # (At an attention table the wait for an unwatched moment is over by then:
+                    # S2 signals row 9, see _signal.)
+                    self.signal_at = None
                     delay = self.rng.uniform(*RESIGNAL_S)
-                    if self._careful():
-                        # ... when the moment is right again (see _signal).
-                        self.signal_at = None
-                        self.resignal_at = e.t + delay
-                        return []
                     return [Plan(delay, GestureAction(self.seat, e.gesture), "signal")]
                 return []
             self.planned_noise = False
@@ -385,6 +404,10 @@ class KempsBot(FollowsCards):
 
     def _saw_hand_dealt(self, e: HandDealt, now: float) -> list[Plan]:
         w = self.watch
+        if self.proposed is not None:
+            # Our proposal lapsed unanswered: the old signal stands, as if the partner kept it.
+            self.proposed = None
+            self.change_signal = False
         self.phase = "dealt"
         self.dealer = e.dealer
         self.hand_no = e.hand_no
@@ -415,9 +438,30 @@ class KempsBot(FollowsCards):
     def _saw_signals_agreed(self, e: SignalsAgreed, now: float) -> list[Plan]:
         self.signals = e.signals
         self.change_signal = False
-        if e.seat != self.seat and not self.leader:
-            return [Plan(0.0, None, "table")]  # the partner proposed: ours is not needed
+        self.proposed = None
+        if e.seat != self.seat and (not self.leader or self.partner_person):
+            # The partner agreed (a person's choice stands): ours is not needed.
+            return [Plan(0.0, None, "table")]
         return []
+
+    def _saw_signals_proposed(self, e: SignalsProposed, now: float) -> list[Plan]:
+        if e.seat == self.seat:
+            self.proposed = e.signals
+            return []
+        self.proposed = None  # the partner's proposal replaces ours
+        return self._accept(e.signals)
+
+    def _saw_signals_declined(self, e: SignalsDeclined, now: float) -> list[Plan]:
+        if e.seat != self.seat:
+            # The partner keeps the pair's signal: it stays, and we do not ask again for it.
+            self.proposed = None
+            self.change_signal = False
+        return []
+
+    def _accept(self, signals: tuple[str, ...]) -> list[Plan]:
+        """Agree the partner's proposal (after a reaction time), instead of any plan of ours."""
+        self.agreed_for = self.hand_no
+        return [Plan(self._react(), AgreeSignals(self.seat, signals), "table")]
 
     def _saw_hand_ended(self, e: HandEnded, now: float) -> list[Plan]:
         self.phase = "huddle"
@@ -563,11 +607,11 @@ class KempsBot(FollowsCards):
                     plans.append(Plan(self._react(0.6), Discard(self.seat, give), "cards"))
             return plans
         if self._four():
-            if self.signals and self.resignal_at is not None and now >= self.resignal_at:
-                self.resignal_at = None
-                self.signalled_at = None
-            if self.signals and self.signalled_at is None:
-                plans += self._signal(now)
+            if self.signals:
+                if self.signalled_at is None:
+                    plans += self._signal(now)
+                elif self.eyes.on:
+                    plans += self._retime_signal(now)
             if self.level.still_with_four and self.signals:
                 # S0 "stops swapping, sits a little stiller": no idle gesture, no stall.
                 if not self.sitting_still:
@@ -609,6 +653,8 @@ class KempsBot(FollowsCards):
     def _huddle(self) -> list[Plan]:
         if self.agreed_for == self.hand_no:
             return []
+        if self.partner_person:
+            return self._huddle_with_person()
         if not self.leader:
             # The pair's second seat proposes only when the pair has no signal, or it was read,
             # and later than the first seat would: a person who leads and skips the huddle
@@ -626,14 +672,29 @@ class KempsBot(FollowsCards):
             return []
         return [Plan(self._react(), AgreeSignals(self.seat, (self._choose_signal(),)), "table")]
 
+    def _huddle_with_person(self) -> list[Plan]:
+        """The huddle when a person plays the partner's seat: the pair's signals are theirs too.
+        With none agreed yet, agree one (the person may agree another instead: theirs stands);
+        otherwise, when this bot would change the signal (read, or now and then for no reason),
+        propose the change and leave it to the person (S1 "privately agrees a signal"). The
+        pair's second seat waits longer, as it does with a bot partner, so a person who leads
+        decides first."""
+        self.agreed_for = self.hand_no
+        wait = 0.0 if self.leader else FOLLOWER_WAIT_S
+        if not self.signals:
+            return [Plan(wait + self._react(), AgreeSignals(self.seat, (self._choose_signal(),)),
+                         "table")]
+        if not (self.change_signal or self.rng.random() < self.level.change_anyway):
+            return []
+        return [Plan(wait + self._react(), ProposeSignals(self.seat, (self._choose_signal(),)),
+                     "table")]
+
     def _choose_signal(self) -> str:
         avoid = set(self.signals) | (self.burnt if self.level.counting else set())
         options = [g for g in self.palette if g not in avoid] or [
             g for g in self.palette if g not in self.signals]
-        if self.level.inference == "full":
-            # S0 "Choosing a signal": small and natural, something done anyway at this table.
-            weights = [1.0 + self.watch.table_gestures.get(g, 0) for g in options]
-            return self.rng.choices(options, weights)[0]
+        # Drawn evenly: never weighted by what the others do at the table, or a pair that floods
+        # one gesture would choose our signal for us (issue 27) and know it.
         return self.rng.choice(options)
 
     def _signal(self, now: float) -> list[Plan]:
@@ -642,10 +703,13 @@ class KempsBot(FollowsCards):
         if self._careful():
             if self.four_since is None:
                 self.four_since = now
-            if not self._moment_to_signal(now):
-                return []  # wait: looks change often, and _on_looks asks again
             self.signalled_at = now
             delay = self._react(0.6) + self._pause()
+            self.signal_held = not self._moment_to_signal(now)
+            if self.signal_held:
+                # Not yet the moment (see _moment_to_signal), and never later than the level's
+                # wait: _retime_signal brings the signal forward when the moment comes.
+                delay = max(delay, self._wait_over(now))
             self.signal_at = now + delay
             return [Plan(delay, GestureAction(self.seat, self.signals[0]), "signal")]
         self.signalled_at = now
@@ -663,41 +727,65 @@ class KempsBot(FollowsCards):
 
     # -- eyes (attention tables) -------------------------------------------------------------------
     def _careful(self) -> bool:
-        """Whether this bot times its signal by the looks at the table (``signal_watched``,
-        ``signal_unseen``)."""
-        lv = self.level
-        return (self.eyes.on and (lv.signal_watched or lv.signal_unseen)
-                and self.phase == "play")
+        """Whether this bot times its signal by the looks at the table: at an ``attention``
+        table, every level (see :meth:`_moment_to_signal`)."""
+        return self.eyes.on and self.phase == "play"
 
     def _moment_to_signal(self, now: float) -> bool:
-        """S2 signals row 9 and S0 "the whole point is that your partner has to notice": the
-        partner looks at us, and (``signal_unseen``) no opponent does, or the level has waited
-        ``signal_wait_s`` for that already."""
-        eyes = self.eyes
-        if self.level.signal_watched and not eyes.watching(self.partner, self.seat):
-            return False
-        if not (self.level.signal_unseen and eyes.opponents_watching(self.seat)):
+        """Whether to signal now, at an ``attention`` table. S0 "Calling Stop Kemps": "A player
+        who has just made four of a kind stops swapping, sits a little stiller and looks at their
+        partner; the signal comes a moment after": first its own eyes on the partner; then
+        (``signal_watched``) the partner's on it, and (``signal_unseen``) no opponent's. Once the
+        level's ``signal_wait_s`` has passed since it held four, it is the moment whoever looks
+        (S2 signals row 9: the other team keeps "a fair chance to see it"; no bot waits without
+        limit)."""
+        if self._wait_over(now) <= 0.0:
             return True
-        return self.four_since is not None and now - self.four_since >= self.level.signal_wait_s
+        eyes, lv = self.eyes, self.level
+        if lv.signal_look_first and eyes.mine != self.partner:
+            return False
+        if lv.signal_watched and not eyes.watching(self.partner, self.seat):
+            return False
+        return not (lv.signal_unseen and eyes.opponents_watching(self.seat))
+
+    def _wait_over(self, now: float) -> float:
+        """Seconds from ``now`` until the level's wait for the moment to signal is over (0 when
+        it is over already)."""
+        since = self.four_since if self.four_since is not None else now
+        return max(0.0, since + self.level.signal_wait_s - now)
+
+    def _retime_signal(self, now: float) -> list[Plan]:
+        """A planned signal at an ``attention`` table, when a look changed: brought forward when
+        the moment has come, or held back when it has gone (an opponent turned to us) while a
+        person could still stop their hand: one reaction time before the signal, never under
+        :data:`HUMAN_MIN_S`. Never held past the level's wait."""
+        due = self.signal_at
+        if due is None or due <= now:
+            return []
+        moment = self._moment_to_signal(now)
+        if self.signal_held and moment:
+            delay = self._react(0.6)  # S0: "the signal comes a moment after"
+            if now + delay >= due:
+                return []
+            self.signal_held = False
+        elif not self.signal_held and not moment and due - now > self._react():
+            delay = self._wait_over(now)
+            if now + delay <= due:
+                return []
+            self.signal_held = True
+        else:
+            return []
+        self.signal_at = now + delay
+        return [Plan(delay, GestureAction(self.seat, self.signals[0]), "signal")]
 
     def _on_looks(self, now: float) -> list[Plan]:
-        """Someone looked somewhere (or moved): the eyes may move, and a careful signal may now
-        be due, or no longer safe."""
+        """Someone looked somewhere (or moved): the eyes may move, and a planned signal may be
+        due sooner or later (:meth:`_retime_signal`)."""
         if not self._in_play():
             return []
         plans: list[Plan] = []
         if self._four() and self.signals and self._careful():
-            pending = self.signal_at is not None and self.signal_at > now
-            if pending and not self._moment_to_signal(now):
-                # An opponent turned to us (or the partner away) before the signal: hold it.
-                self.signal_at = None
-                self.signalled_at = None
-                plans.append(Plan(0.0, None, "signal"))
-            elif self.signalled_at is None or (
-                    self.resignal_at is not None and now >= self.resignal_at):
-                self.resignal_at = None
-                self.signalled_at = None
-                plans += self._signal(now)
+            plans += self._signal(now) if self.signalled_at is None else self._retime_signal(now)
         return plans + self._eyes_plans(now) if self.eyes.on else plans
 
     def _glance(self, seat: int, now: float) -> list[Plan]:
@@ -1028,6 +1116,8 @@ _SEE: Final[dict[type, Callable[[KempsBot, Any, float], list[Plan]]]] = {
     CallJudged: KempsBot._saw_call_judged,
     CallVoid: KempsBot._saw_call_void,
     SignalsAgreed: KempsBot._saw_signals_agreed,
+    SignalsProposed: KempsBot._saw_signals_proposed,
+    SignalsDeclined: KempsBot._saw_signals_declined,
     HandEnded: KempsBot._saw_hand_ended,
     MatchEnded: KempsBot._saw_match_ended,
 }

@@ -6,6 +6,12 @@ Kemps when it sees its partner's signal, calls Stop Kemps when an opponent repea
 was seen just before one of that pair's right calls, proposes a stall when the middle holds nothing
 it wants, and makes the odd idle gesture. Every move waits a human reaction time. Stronger bots are
 a separate piece of work (bots issue); this one is deliberately plain.
+
+In the huddle the pair's first seat agrees a signal (a new one when the old was read, and often
+for no reason). With a person for a partner (:meth:`SimpleBot.on_partner`) the pair's signals
+are the person's too: it agrees one only while the pair has none, proposes a new one only when
+the old was read, and leaves the answer to the person (S1 "privately agrees a signal"); it
+accepts whatever its partner proposes.
 """
 
 from __future__ import annotations
@@ -13,7 +19,16 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from kemps.actions import Action, AgreeSignals, Call, Go, Look, ProposeStall, Swap
+from kemps.actions import (
+    Action,
+    AgreeSignals,
+    Call,
+    Go,
+    Look,
+    ProposeSignals,
+    ProposeStall,
+    Swap,
+)
 from kemps.actions import Gesture as GestureAction
 from kemps.bots.base import Plan, stop_call_on
 from kemps.bots.eyes import Eyes
@@ -33,6 +48,8 @@ from kemps.events import (
     PlayOpened,
     Revealed,
     SignalsAgreed,
+    SignalsDeclined,
+    SignalsProposed,
     StallCancelled,
     StallProposed,
     Swapped,
@@ -42,11 +59,14 @@ from kemps.gestures import HEARD, SEEN
 from kemps.rules import RuleSet
 from kemps.views import SeatView
 
+LOOK_FIRST_S: Final = 2.0  # attention: the longest the first signal waits for the eyes (s)
+FOLLOWER_WAIT_S: Final = 1.5  # with a person partner, the second seat leaves the person this long
 MEMORY_S: Final = 6.0  # how far back before a call a gesture counts as "the signal"
 _NOT_CHANGES: Final = frozenset({Gestured, Chatted, Looked, Moved})
 #: The events _observe acts on beyond Swapped and Gestured (others only move cards, or nothing).
 _OBSERVED: Final = frozenset({Swept, StallProposed, StallCancelled, PlayOpened, HandDealt, Called,
-                              SignalsAgreed, Revealed, HandEnded})
+                              SignalsAgreed, SignalsProposed, SignalsDeclined, Revealed,
+                              HandEnded})
 
 
 class SimpleBot(FollowsCards):
@@ -73,6 +93,7 @@ class SimpleBot(FollowsCards):
         self.target: str | None = None
         self.sweeps_without_target = 0
         self.signalled_at: float | None = None
+        self.awaiting_look = False  # attention: the first signal waits for the eyes on the partner
         self.stall_pending = False
         self.agreed_stall = False
         self.hand_no = 0
@@ -80,6 +101,8 @@ class SimpleBot(FollowsCards):
         self.read: dict[int, set[str]] = {}  # opponent seat -> gestures believed to be its signal
         self.was_read = False  # an opponent's right Stop Kemps on our pair: change signal
         self.agreed_for_hand = -1
+        self.partner_person = False  # a person plays the partner's seat (on_partner)
+        self.proposed = False  # our proposal waits for the partner's answer
         self._last_call: Called | None = None
         # What is already planned (so that an unrelated event does not restart a reaction time).
         self.planned_swap: Swap | None = None
@@ -133,6 +156,10 @@ class SimpleBot(FollowsCards):
             self.sweeps_without_target = 0
 
     # -- the Bot protocol -----------------------------------------------------------------------
+    def on_partner(self, person: bool) -> None:
+        """The driver says whether a person plays the partner's seat (see the module's text)."""
+        self.partner_person = person
+
     def on_view(self, view: SeatView, now: float) -> list[Plan]:
         """Resynchronise from the seat's view; agree signals in the huddle."""
         self.hand = list(view.hand)
@@ -144,6 +171,11 @@ class SimpleBot(FollowsCards):
         self.eyes.sync(view.looks)
         if self.hand and view.phase in ("dealt", "play"):
             self._pick_target()
+        proposal = view.proposal
+        if proposal is not None and view.phase == "huddle":
+            if proposal[0] == self.partner:  # e.g. standing in for a person who was asked
+                return self._accept(proposal[1])
+            self.proposed = True
         return self._decide(now)
 
     def on_events(self, events: list[Event], now: float) -> list[Plan]:
@@ -230,6 +262,8 @@ class SimpleBot(FollowsCards):
             made: Gestured = e  # type: ignore[assignment]
             if made.seat == self.seat:
                 self.planned_noise = False
+                if made.gesture in self.signals:
+                    self.awaiting_look = False
             self.recent.append((made.t, made.seat, made.gesture))
             return self._on_gesture(made)
         elif cls not in _OBSERVED:
@@ -264,11 +298,14 @@ class SimpleBot(FollowsCards):
         elif e.__class__ is PlayOpened:
             self.phase = "play"
         elif e.__class__ is HandDealt:
+            if self.proposed:  # our proposal lapsed unanswered: the old signal stands
+                self.proposed = self.was_read = False
             self.phase = "dealt"
             self.dealer = e.dealer
             self.hand_no = e.hand_no
             self.target = None
             self.signalled_at = None
+            self.awaiting_look = False
             self.stall_pending = False
             self.agreed_stall = False
             self.recent = []
@@ -280,6 +317,19 @@ class SimpleBot(FollowsCards):
             self._last_call = e
         elif e.__class__ is SignalsAgreed:
             self.signals = e.signals
+            if self.partner_person:
+                self.proposed = self.was_read = False
+                if e.seat != self.seat:
+                    return [Plan(0.0, None, "table")]  # the person's choice stands
+        elif e.__class__ is SignalsProposed:
+            if e.seat == self.seat:
+                self.proposed = True
+                return []
+            self.proposed = False
+            return self._accept(e.signals)
+        elif e.__class__ is SignalsDeclined:
+            if e.seat != self.seat:  # the partner keeps the pair's signal: we do not ask again
+                self.proposed = self.was_read = False
         elif e.__class__ is Revealed:
             self._learn(e)
         elif e.__class__ is HandEnded:
@@ -342,6 +392,8 @@ class SimpleBot(FollowsCards):
         if self.phase == "play":
             return self._decide_play(now)
         if self.phase == "huddle":
+            if self.partner_person:
+                return self._huddle_with_person()
             if (self.seat < self.pairs and self.agreed_for_hand != self.hand_no and (
                     not self.signals or self.was_read or self.rng.random() < 0.3)):
                 self.agreed_for_hand = self.hand_no
@@ -356,6 +408,25 @@ class SimpleBot(FollowsCards):
             return plans
         return plans
 
+    def _huddle_with_person(self) -> list[Plan]:
+        """With a person partner: agree a signal while the pair has none (the person may agree
+        another: theirs stands), propose a new one when the old was read; never more."""
+        if self.agreed_for_hand == self.hand_no:
+            return []
+        self.agreed_for_hand = self.hand_no
+        if self.signals and not self.was_read:
+            return []
+        wait = 0.0 if self.seat < self.pairs else FOLLOWER_WAIT_S
+        choice = (self.rng.choice([g for g in self.palette if g not in self.signals]),)
+        if not self.signals:
+            return [Plan(wait + self._react(), AgreeSignals(self.seat, choice), "table")]
+        return [Plan(wait + self._react(), ProposeSignals(self.seat, choice), "table")]
+
+    def _accept(self, signals: tuple[str, ...]) -> list[Plan]:
+        """Agree the partner's proposal (after a reaction time), instead of any plan of ours."""
+        self.agreed_for_hand = self.hand_no
+        return [Plan(self._react(), AgreeSignals(self.seat, signals), "table")]
+
     def _decide_play(self, now: float) -> list[Plan]:
         hand = self.cards.hand
         if not hand:
@@ -363,7 +434,23 @@ class SimpleBot(FollowsCards):
         plans: list[Plan] = []
         if len(hand) == 4 and hand[0].rank == hand[1].rank == hand[2].rank == hand[3].rank:
             # four of a kind (_four)
-            if self.signals and (self.signalled_at is None or now - self.signalled_at > 5.0):
+            if not self.signals:
+                return plans
+            if self.eyes.on and self.signalled_at is None:
+                # S0 "Calling Stop Kemps": "looks at their partner; the signal comes a moment
+                # after". Look first; signal once the eyes are there, or after LOOK_FIRST_S
+                # whatever happened (no bot waits without limit: S2 signals row 9).
+                self.signalled_at = now
+                self.awaiting_look = True
+                return plans + [Plan(LOOK_FIRST_S, GestureAction(self.seat, self.signals[0]),
+                                     "gesture")]
+            if self.awaiting_look:
+                if self.eyes.mine == self.partner:
+                    self.awaiting_look = False
+                    plans.append(Plan(self._react(0.8), GestureAction(
+                        self.seat, self.signals[0]), "gesture"))
+                return plans
+            if self.signalled_at is None or now - self.signalled_at > 5.0:
                 self.signalled_at = now
                 plans.append(Plan(self._react(0.8), GestureAction(self.seat, self.signals[0]),
                                   "gesture"))

@@ -8,7 +8,6 @@ builds bots from it). Levels, weakest first: ``simple`` (the engine's plain
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -81,8 +80,16 @@ class Level:
             no level does it).
         signal_unseen: gives its signal only while no opponent looks at it (S2 signals row 9 gives
             the other team "a fair chance to see it"; a careful pair gives it no more than that).
-        signal_wait_s: the longest it waits for that moment once it holds four of a kind before
-            it signals anyway; ``inf``: only at that moment.
+        signal_look_first: its own eyes reach its partner before its first signal (S0 "looks
+            at their partner; the signal comes a moment after"). Every level does. Without it
+            the moment is only the other conditions; measured in docs/arena-results.md (issue
+            27): sharp without it held the ``camper`` family, which signals at once, but a
+            person watching where S0 says (issue 25, ``ScriptedWatcher``) then saw fewer first
+            signals and won far fewer of its Stop Kemps races, so no level leaves it off.
+        signal_wait_s: the longest it waits for the moment to signal (its eyes on its partner,
+            and the other conditions above) once it holds four of a kind before it signals
+            anyway, whoever looks: finite at every level (S2 signals row 9: "keep every signal
+            above the table, where the other team has a fair chance to see it"; issue 25).
         reads_looks: a gesture by an opponent who looks at its partner is likelier a signal.
         glance_swapped: glances (``glance_opponents``) at an opponent seen moving a moment
             after it took a card (S0 "the signal comes a moment after"), even while it watches
@@ -119,7 +126,8 @@ class Level:
     watch_opponents: bool = False
     signal_watched: bool = False
     signal_unseen: bool = False
-    signal_wait_s: float = math.inf
+    signal_look_first: bool = True
+    signal_wait_s: float = 2.0
     reads_looks: bool = False
     glance_swapped: bool = False
     double_stops: bool = False
@@ -147,6 +155,11 @@ SHARP: Final = Level(
 
 LEVELS: Final[dict[str, Level]] = {lv.name: lv for lv in (CASUAL, CLUB, SHARP)}
 LEVEL_NAMES: Final = ("simple", "casual", "club", "sharp")
+#: Levels that are not a set of hand-made traits: ``learned``, the trained network
+#: (:mod:`kemps.bots.learned`, docs/research.md "A trained agent"; needs numpy).
+EXTRA_LEVELS: Final = ("learned",)
+#: Every level a seat can be given: the hand-made ones (weakest first), then the others.
+ALL_LEVEL_NAMES: Final = LEVEL_NAMES + EXTRA_LEVELS
 
 # Reaction-time profiles (low, high) seconds: a bot of any level can be slowed or sped up so that
 # people can race it. ``relaxed`` leaves a person who reacts in about half a second a fair chance
@@ -171,7 +184,7 @@ def find_level(name: str) -> str:
     Raises:
         KempsError: ``unknown_level`` naming the known levels.
     """
-    return find_name(name, LEVEL_NAMES, "unknown_level", "bot level")
+    return find_name(name, ALL_LEVEL_NAMES, "unknown_level", "bot level")
 
 
 def find_speed(name: str) -> str:

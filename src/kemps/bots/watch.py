@@ -68,7 +68,6 @@ class Watcher:
         self.gestures_seen = [0] * self.pairs
         self.signals_seen = [0.0] * self.pairs
         self.wrong_stops_on = [0] * self.pairs
-        self.table_gestures: dict[str, int] = {}
         # ``full``: per pair, each gesture's count of times it drew no call since the pair's
         # signal was last read, and the pair's live signals that proved real or fake.
         self.quiet: list[dict[str, int]] = [{} for _ in range(self.pairs)]
@@ -103,6 +102,7 @@ class Watcher:
         self.favourites: list[str | None] = [None] * self.n
         self.swept: dict[str, int] = {}
         self.gests: list[tuple[float, int, str]] = []
+        self.gest_key: dict[float, int] = {}  # an opponent gesture's time -> its moment_key
         # per (pair, gesture): when a player of the pair first made it this hand (``gests``'s
         # earliest such entry, kept so that "made before" needs no scan)
         self.first_made: dict[tuple[int, str], float] = {}
@@ -207,12 +207,24 @@ class Watcher:
             bisect.insort(self.gests, (t, seat, gesture))
         else:
             self.gests.append((t, seat, gesture))
-        self.table_gestures[gesture] = self.table_gestures.get(gesture, 0) + 1
         p = seat % self.pairs
         if t < self.first_made.get((p, gesture), float("inf")):
             self.first_made[(p, gesture)] = t
         if p != self.pair:
             self.gestures_seen[p] += 1
+            self.gest_key[t] = self.moment_key(seat)
+
+    def moment_key(self, seat: int) -> int:
+        """How many cards of one rank ``seat`` was seen taking and still holds (0 when none,
+        or when it holds two ranks)."""
+        held = self.held[seat]
+        if not held:
+            return 0
+        first = held[0].rank
+        for c in held:
+            if c.rank != first:
+                return 0
+        return len(held)
 
     def moved(self, seat: int, t: float) -> None:
         """``seat`` made a gesture we did not see (``attention`` tables: a ``Moved`` event; a
@@ -341,6 +353,24 @@ class Watcher:
         """Whether a player of ``pair`` made ``gesture`` this hand before ``t``."""
         return self.first_made.get((pair, gesture), t) < t
 
+    def idle_before(self, seat: int, gesture: str, t: float) -> bool:
+        """Whether ``gesture``, made now by ``seat``, was made by its pair this hand before
+        ``t`` with no call after it, and ``seat`` has not been seen taking another card of the
+        one rank it holds since (:meth:`moment_key` has not grown): then it was not a live
+        signal, nor is it now. When it has grown, the earlier one says nothing of this one (S0
+        "False signals": a pair fakes its live signal with three of a kind and gives it again,
+        for real, once the fourth card lands)."""
+        p = seat % self.pairs
+        if not self.first_made.get((p, gesture), t) < t:
+            return False
+        now_key = self.moment_key(seat)
+        gests = self.gests
+        for i in range(bisect.bisect_left(gests, t, key=_when) - 1, -1, -1):
+            gt, gs, g = gests[i]
+            if g == gesture and gs % self.pairs == p:
+                return not (gs == seat and 0 < self.gest_key.get(gt, 0) < now_key)
+        return True
+
     def looks_lr(self, looking_at_partner: bool) -> float:
         """Odds factor from where the gesturer looks (``attention`` tables): S0 "A player who has
         just made four of a kind stops swapping, sits a little stiller and looks at their
@@ -401,7 +431,7 @@ class Watcher:
             share = (self.signals_seen[p] + 0.1) / (self.gestures_seen[p] + 2.0)
             pi = max(pi, share * idents[-1][1].get(gesture, 0.0))
         pi *= QUIET_FACTOR ** self.quiet[p].get(gesture, 0)
-        if self.made_before(p, gesture, now - QUIET_S):
+        if self.idle_before(seat, gesture, now - QUIET_S):
             pi *= 0.15  # made earlier this hand with no call after it: not live now
         r0, f0 = FAKE_PRIOR
         prob = pi * (self.real[p] + r0) / (self.real[p] + self.fakes[p] + r0 + f0)

@@ -6,9 +6,12 @@ Needs the ``research`` extra (PettingZoo, Gymnasium, NumPy)::
     par = parallel_env("pagat", pairs=2, agent_seats=[0, 2], bot_level="club")
     observations, infos = par.reset(seed=1)
     while par.agents:
-        actions = {a: par.action_space(a).sample(mask=observations[a]["action_mask"])
+        actions = {a: par.action_space(a).sample(mask=infos[a]["action_mask"])
                    for a in par.agents}
         observations, rewards, terminations, truncations, infos = par.step(actions)
+
+An observation is a flat float32 vector (:mod:`kemps.env.observe` gives its layout), the action
+mask an int8 vector in the infos (``observation="dict"`` gives both in a Dict instead).
 
 :func:`parallel_env` takes the options of :class:`kemps.env.core.KempsParallelEnv`; :func:`env`
 wraps the same in PettingZoo's own ``parallel_to_aec`` (agents act one after another, the tick is
@@ -30,9 +33,12 @@ except ModuleNotFoundError as err:  # pragma: no cover - only without the resear
 
 from kemps.env.core import TICK_S, EnvError, KempsParallelEnv, agent_name
 from kemps.env.layout import ActionLayout, action_mask, decode
+from kemps.env.single import KempsGymEnv, gym_env
+from kemps.env.vector import KempsVectorEnv, vector_env
 
-__all__ = ["TICK_S", "ActionLayout", "EnvError", "KempsParallelEnv", "action_mask",
-           "agent_name", "decode", "env", "parallel_env"]
+__all__ = ["TICK_S", "ActionLayout", "EnvError", "KempsGymEnv", "KempsParallelEnv",
+           "KempsVectorEnv", "action_mask", "agent_name", "decode", "env", "gym_env",
+           "parallel_env", "vector_env"]
 
 
 def parallel_env(*args: Any, **kwargs: Any) -> KempsParallelEnv:

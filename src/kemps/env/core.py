@@ -61,12 +61,17 @@ from kemps.record import MatchRecord
 from kemps.rules import RuleSet, find_preset
 from kemps.sim import default_names
 from kemps.table import Table
-from kemps.views import events_for, letters_text, view_for
+from kemps.views import SeatView, events_for, letters_text, view_for
 
 #: Seconds of table time in one step.
 TICK_S: Final = 0.1
 Episode = Literal["hand", "match"]
+#: ``"flat"``: an agent's observation is the flat vector (its mask in ``infos[agent]
+#: ["action_mask"]``); ``"dict"``: a Dict of ``observation`` and ``action_mask``.
+ObservationForm = Literal["flat", "dict"]
 AgentObs = dict[str, npt.NDArray[Any]]
+Vector = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.int8]
 
 
 class EnvError(KempsError):
@@ -97,7 +102,8 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
                  tick_s: float = TICK_S, reaction_s: float | Mapping[int, float] = 0.0,
                  min_gap_s: float = MIN_GAP_S, huddle_s: float = READY_HUDDLE_S,
                  max_ticks: int | None = None, win_reward: float = 1.0,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, observation: ObservationForm = "flat"
+                 ) -> None:
         """Args:
             rules: a :class:`RuleSet` or a preset name (``"pagat"``, ``"points-to-five"``...).
             pairs: the number of pairs (2..12), replacing the rules' own.
@@ -116,6 +122,10 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
             win_reward: the size of the match-end reward (0 turns it off).
             render_mode: ``"ansi"`` (render returns the tick's narration) or ``"human"``
                 (prints it), or None.
+            observation: ``"flat"`` (default): each agent's observation is the flat float32
+                vector of :mod:`kemps.env.observe` and its action mask (int8, one per action)
+                is ``infos[agent]["action_mask"]``; ``"dict"``: a Dict of the two
+                (``{"observation": ..., "action_mask": ...}``; the mask is in the infos too).
 
         Raises:
             EnvError: ``bad_option`` naming what is wrong; RuleError from the rules.
@@ -168,6 +178,8 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
             raise EnvError("bad_option", "win_reward must be a number.")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise EnvError("bad_option", "render_mode must be 'ansi', 'human' or None.")
+        if observation not in ("flat", "dict"):
+            raise EnvError("bad_option", "observation must be 'flat' or 'dict'.")
         self.episode: Episode = episode
         self.bot_levels = bot_levels
         self.bot_speed = bot_speed
@@ -183,10 +195,13 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         self.layout = lay.ActionLayout(n)
         self.possible_agents: list[str] = [agent_name(s) for s in self.seats]
         self.agents: list[str] = []
+        self.observation_form: ObservationForm = observation
         obs_len = observe.size(n, self.rules.pairs)
-        self._obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (obs_len,), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.layout.size,), np.int8)})
+        self.flat_space = spaces.Box(0.0, 1.0, (obs_len,), np.float32)
+        self.mask_space = spaces.Box(0, 1, (self.layout.size,), np.int8)
+        self._obs_space: spaces.Space[Any] = (
+            self.flat_space if observation == "flat" else
+            spaces.Dict({"observation": self.flat_space, "action_mask": self.mask_space}))
         self._act_space = spaces.Discrete(self.layout.size)
         self._obs_spaces = {a: self._obs_space for a in self.possible_agents}
         self._act_spaces = {a: self._act_space for a in self.possible_agents}
@@ -201,14 +216,21 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         self._last_move: dict[int, float] = {}
         self._held: dict[int, tuple[Card, ...]] = {}
         self._acted_on: dict[int, Any] = {}
+        # seat -> ((table version, table clock), view): a view depends on the table's state
+        # alone, which changes only with its version (a new view is made after each change)
+        self._views: dict[int, tuple[tuple[int, float], SeatView]] = {}
+        # seat -> (view, held, the static part of its observation) / (view, held, cooling, mask)
+        self._static: dict[int, tuple[SeatView, tuple[Card, ...], Vector]] = {}
+        self._masks: dict[int, tuple[SeatView, tuple[Card, ...], bool, Mask]] = {}
         self._order_rng = random.Random(0)
         self._seq = 0
 
     # == PettingZoo API ============================================================================
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The same :class:`gymnasium.spaces.Dict` for every agent: ``observation`` (float32 in
-        [0, 1], :func:`kemps.env.observe.size` long) and ``action_mask`` (int8, one per
-        action)."""
+        """The same space for every agent: with ``observation="flat"`` a
+        :class:`gymnasium.spaces.Box` (float32 in [0, 1], :func:`kemps.env.observe.size` long);
+        with ``"dict"`` a :class:`gymnasium.spaces.Dict` of that (``observation``) and
+        ``action_mask`` (int8, one per action)."""
         return self._obs_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
@@ -216,7 +238,7 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         return self._act_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, AgentObs], dict[str, dict[str, Any]]]:
+              ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start an episode: seat the table, its bots, and run to the first observation.
 
         ``seed`` makes the episode (and, with no seed later, the episodes after it) exactly
@@ -232,36 +254,28 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         elif not self._seeded:
             self._master.seed(random.SystemRandom().randrange(2**63))
             self._seeded = True
-        episode_seed = self._master.randrange(2**63)
-        self.driver, self._order_rng = self.seat_table(episode_seed)
-        self.tick = 0
-        self.now = 0.0
-        self._pending = []
-        self._actions = {}
-        self._seq = 0
-        self._last_move = {}
-        self._held = {s: () for s in self.seats}
-        self.agents = list(self.possible_agents)
-        self.driver.start(0.0)
-        self._events = [e for step in self.driver.wake(0.0) for e in step.events]
-        self._track(self._events)
-        obs = {a: self._observe(s) for a, s in zip(self.possible_agents, self.seats)}
-        infos: dict[str, dict[str, Any]] = {a: {"tick": 0, "rejected": None} for a in self.agents}
+        self._begin()
+        obs: dict[str, Any] = {}
+        infos: dict[str, dict[str, Any]] = {}
+        for a, s in zip(self.possible_agents, self.seats):
+            vec, mask = self._observe(s)
+            obs[a] = self._form(vec, mask)
+            infos[a] = {"tick": 0, "rejected": None, "action_mask": mask}
         return obs, infos
 
     def step(self, actions: Mapping[str, Any]) -> tuple[
-            dict[str, AgentObs], dict[str, float], dict[str, bool], dict[str, bool],
+            dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool],
             dict[str, dict[str, Any]]]:
         """One tick: apply the agents' actions (a missing agent does nothing), run the table and
         the bots, and return ``(observations, rewards, terminations, truncations, infos)`` for
-        the agents alive at the start of the tick.
+        the agents alive at the start of the tick. Each agent's info holds ``tick``,
+        ``rejected`` (the table's code for a refused action, else None) and ``action_mask``.
 
         Raises:
             EnvError: ``bad_action`` for an agent that is not playing or an action that is not
                 an index of the action space (nothing changes); ``no_episode`` before reset.
         """
-        driver = self.driver
-        if driver is None or not self.agents:
+        if self.driver is None or not self.agents:
             raise EnvError("no_episode", "Call reset() first: no episode is running.")
         picked: dict[int, int] = {}
         for agent, action in actions.items():
@@ -272,54 +286,20 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
                 raise EnvError("bad_action", f"{agent}: {action!r} is not an action index "
                                f"(0..{self.layout.size - 1}).")
             picked[int(agent.rsplit("_", 1)[1])] = index
-        start, end = self.now, (self.tick + 1) * self.tick_s
-        rejected: dict[int, str | None] = {s: None for s in self.seats}
-        ties = {s: self._order_rng.random() for s in self.seats}
-        for seat in self.seats:
-            index = picked.get(seat, 0)
-            if index == 0:
-                continue
-            due = start + self.reaction_s[seat]
-            if self._cooling(seat, due):
-                rejected[seat] = "too_soon"
-                continue
-            view = self._acted_on[seat]
-            action = lay.decode(self.layout, index, view, self.rules)
-            if action is None:
-                rejected[seat] = "no_such_move"
-                continue
-            self._seq += 1
-            self._last_move[seat] = due
-            heapq.heappush(self._pending, (due, ties[seat], self._seq, seat, index))
-            self._actions[self._seq] = action
-        events: list[Event] = []
-        while self._pending and self._pending[0][0] < end and not driver.table.is_over():
-            due, _, seq, seat, _ = heapq.heappop(self._pending)
-            action = self._actions.pop(seq)
-            events += _flatten(driver.wake(due))
-            if driver.table.is_over():
-                break
-            try:
-                events += driver.act(seat, action, due).events
-            except Rejected as err:
-                rejected[seat] = err.code
-        if not driver.table.is_over():
-            events += _flatten(driver.wake(end))
-        self.tick += 1
-        self.now = end
-        self._events = events
-        self._track(events)
-        rewards = self._rewards(events)
-        done = driver.table.is_over() or (
-            self.episode == "hand" and any(isinstance(e, HandEnded) for e in events))
-        cut = not done and self.tick >= self.max_ticks
+        rejected, rewards, done, cut = self._play(picked)
         agents = list(self.agents)
-        obs = {a: self._observe(int(a.rsplit("_", 1)[1])) for a in agents}
-        rew = {a: rewards[int(a.rsplit("_", 1)[1]) % self.rules.pairs] for a in agents}
+        pairs = self.rules.pairs
+        obs: dict[str, Any] = {}
+        rew: dict[str, float] = {}
+        infos: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            seat = int(a.rsplit("_", 1)[1])
+            vec, mask = self._observe(seat)
+            obs[a] = self._form(vec, mask)
+            rew[a] = rewards[seat % pairs]
+            infos[a] = {"tick": self.tick, "rejected": rejected[seat], "action_mask": mask}
         terms = dict.fromkeys(agents, done)
         truncs = dict.fromkeys(agents, cut)
-        infos = {a: {"tick": self.tick, "rejected": rejected[int(a.rsplit("_", 1)[1])]}
-                 for a in agents}
         if done or cut:
             self.agents = []
         if self.render_mode == "human":
@@ -380,10 +360,14 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         return self.driver.table
 
     def observe_seat(self, seat: int) -> AgentObs:
-        """The observation of agent seat ``seat`` now (what the last step returned for it)."""
+        """The observation of agent seat ``seat`` now, in both parts whatever the form:
+        ``{"observation": vector, "action_mask": mask}`` (what the last step returned for it;
+        its view made afresh from the table)."""
         if seat not in self.seats:
             raise EnvError("bad_action", f"Seat {seat!r} is not an agent's.")
-        return self._observe(seat)
+        self._views.pop(seat, None)
+        vec, mask = self._observe(seat)
+        return {"observation": vec, "action_mask": mask}
 
     def decode(self, agent: str, index: int) -> Action | None:
         """The table action that ``index`` names for ``agent`` now, on its last observation (None
@@ -409,33 +393,157 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
         last = self._last_move.get(seat)
         return last is not None and due < last + self.min_gap_s
 
-    def _observe(self, seat: int) -> AgentObs:
+    def _begin(self) -> None:
+        """Seat a new table from the next episode seed and run it to the first observation."""
+        episode_seed = self._master.randrange(2**63)
+        self.driver, self._order_rng = self.seat_table(episode_seed)
+        self.tick = 0
+        self.now = 0.0
+        self._pending = []
+        self._actions = {}
+        self._seq = 0
+        self._last_move = {}
+        self._views = {}
+        self._static = {}
+        self._masks = {}
+        self._held = {s: () for s in self.seats}
+        self.agents = list(self.possible_agents)
+        self.driver.start(0.0)
+        self._events = [e for step in self.driver.wake(0.0) for e in step.events]
+        self._track(self._events)
+
+    def _play(self, picked: Mapping[int, int]) -> tuple[dict[int, str | None], list[float],
+                                                        bool, bool]:
+        """One tick with the agents' checked action indices (seat -> index; a missing seat does
+        nothing): ``(rejected code per seat, reward per pair, terminated, truncated)``."""
         driver = self.driver
         if driver is None:
             raise EnvError("no_episode", "Call reset() first: no episode is running.")
-        view = view_for(driver.table, seat)
+        table = driver.table
+        start, end = self.now, (self.tick + 1) * self.tick_s
+        rejected: dict[int, str | None] = dict.fromkeys(self.seats)
+        ties = {s: self._order_rng.random() for s in self.seats}
+        for seat in self.seats:
+            index = picked.get(seat, 0)
+            if index == 0:
+                continue
+            due = start + self.reaction_s[seat]
+            if self._cooling(seat, due):
+                rejected[seat] = "too_soon"
+                continue
+            view = self._acted_on[seat]
+            action = lay.decode(self.layout, index, view, self.rules)
+            if action is None:
+                rejected[seat] = "no_such_move"
+                continue
+            self._seq += 1
+            self._last_move[seat] = due
+            heapq.heappush(self._pending, (due, ties[seat], self._seq, seat, index))
+            self._actions[self._seq] = action
+        events: list[Event] = []
+        while self._pending and self._pending[0][0] < end and not table.is_over():
+            due, _, seq, seat, _ = heapq.heappop(self._pending)
+            action = self._actions.pop(seq)
+            events += _flatten(driver.wake(due))
+            if table.is_over():
+                break
+            try:
+                events += driver.act(seat, action, due).events
+            except Rejected as err:
+                rejected[seat] = err.code
+        if not table.is_over():
+            events += _flatten(driver.wake(end))
+        self.tick += 1
+        self.now = end
+        self._events = events
+        if events:
+            self._track(events)
+        rewards = self._rewards(events)
+        done = table.is_over() or (
+            self.episode == "hand" and any(isinstance(e, HandEnded) for e in events))
+        cut = not done and self.tick >= self.max_ticks
+        return rejected, rewards, done, cut
+
+    def _form(self, vec: Vector, mask: Mask) -> Any:
+        return vec if self.observation_form == "flat" else {"observation": vec,
+                                                             "action_mask": mask}
+
+    def _view(self, seat: int) -> SeatView:
+        """The seat's view now, made again only when the table has changed since the last."""
+        driver = self.driver
+        if driver is None:
+            raise EnvError("no_episode", "Call reset() first: no episode is running.")
+        table = driver.table
+        key = (table.version, table.clock)
+        cached = self._views.get(seat)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        view = view_for(table, seat)
+        self._views[seat] = (key, view)
+        return view
+
+    def _observe(self, seat: int, out: Vector | None = None, mask_out: Mask | None = None
+                 ) -> tuple[Vector, Mask]:
+        """The seat's observation vector and action mask now (written into ``out`` and
+        ``mask_out`` when given, rows of the right length; else new arrays)."""
+        view = self._view(seat)
         self._acted_on[seat] = view
-        seen = events_for(self._events, seat, self.rules.pairs)
+        seen = events_for(self._events, seat, self.rules.pairs) if self._events else []
         due = self.now + self.reaction_s[seat]
         cooling = self._cooling(seat, due)
-        return {"observation": observe.encode(view, seen, self.rules, self.now, cooling,
-                                              self._held[seat]),
-                "action_mask": lay.action_mask(self.layout, view, self.rules, self._held[seat],
-                                               cooling, due)}
+        held = self._held[seat]
+        static, mask = self._parts(seat, view, held, cooling, due)
+        if out is None:
+            vec = static.copy()
+        else:
+            vec = out
+            vec[:] = static
+        ones: list[int] = []
+        at: list[int] = []
+        values: list[float] = []
+        observe.dynamic_into(ones, at, values, 0, view, seen, self.rules, self.now, cooling)
+        if ones:
+            vec[ones] = 1.0
+        if at:
+            vec[at] = values
+        if mask_out is None:
+            return vec, mask.copy()
+        mask_out[:] = mask
+        return vec, mask_out
+
+    def _parts(self, seat: int, view: SeatView, held: tuple[Card, ...], cooling: bool,
+               due: float) -> tuple[Vector, Mask]:
+        """The part of the seat's observation that depends on its view and held cards alone
+        (:func:`kemps.env.observe.static_into`) and its mask, each made again only when the
+        view (made again whenever the table changes), the held cards or the cooling down have
+        changed (at an ``attention`` table the mask also moves with the time: made each time).
+        Read-only arrays, shared between ticks: copy them."""
+        cached = self._static.get(seat)
+        if cached is not None and cached[0] is view and cached[1] is held:
+            static = cached[2]
+        else:
+            static = np.zeros(self.flat_space.shape, np.float32)
+            ones: list[int] = []
+            at: list[int] = []
+            values: list[float] = []
+            observe.static_into(ones, at, values, 0, view, self.rules, held)
+            static[ones] = 1.0
+            static[at] = values
+            self._static[seat] = (view, held, static)
+        key = (view, held, cooling)
+        made = self._masks.get(seat)
+        if (made is not None and made[0] is view and made[1] is held and made[2] == cooling
+                and not self.rules.attention):
+            return static, made[3]
+        mask = lay.action_mask(self.layout, view, self.rules, held, cooling, due)
+        self._masks[seat] = (*key, mask)
+        return static, mask
 
     def _track(self, events: list[Event]) -> None:
         """Keep each agent's picked-up cards from its own events (S4: a discard must be another
         card than the ones just picked up; the oldest picked-up cards count as put down first,
         as the table counts them)."""
-        for e in events:
-            if isinstance(e, Grabbed) and e.seat in self._held:
-                self._held[e.seat] = self._held[e.seat] + e.took
-            elif isinstance(e, Discarded) and e.seat in self._held:
-                self._held[e.seat] = self._held[e.seat][len(e.gave):]
-            elif isinstance(e, HoldExpired) and e.seat in self._held:
-                self._held[e.seat] = ()
-            elif isinstance(e, Swept | HandDealt | HandEnded):
-                self._held = dict.fromkeys(self._held, ())
+        track_held(self._held, events)
 
     def _rewards(self, events: list[Event]) -> list[float]:
         pairs = self.rules.pairs
@@ -462,6 +570,24 @@ class KempsParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is unty
                 f"middle {middle} | {scores}")
         lines = [line for e in self._events if (line := describe(table, e)) is not None]
         return "\n".join([head, *("  " + line for line in lines)])
+
+
+def track_held(held: dict[int, tuple[Card, ...]], events: Sequence[Event]) -> None:
+    """Update ``held`` (seat -> the cards it picked up and still holds, for the seats it names)
+    from ``events`` in order (S4: a discard must be another card than the ones just picked up;
+    the oldest picked-up cards count as put down first, as the table counts them). The
+    environment keeps its agents' cards with it; :mod:`kemps.env.live` a live seat's, from the
+    events the server tells that seat (its own grabs and discards are never redacted)."""
+    for e in events:
+        if isinstance(e, Grabbed) and e.seat in held:
+            held[e.seat] = held[e.seat] + e.took
+        elif isinstance(e, Discarded) and e.seat in held:
+            held[e.seat] = held[e.seat][len(e.gave):]
+        elif isinstance(e, HoldExpired) and e.seat in held:
+            held[e.seat] = ()
+        elif isinstance(e, Swept | HandDealt | HandEnded):
+            for s in held:
+                held[s] = ()
 
 
 def _number(value: object) -> bool:

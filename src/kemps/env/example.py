@@ -29,14 +29,14 @@ def play(matches: int = 3, seed: int = 1, preset: str = "pagat", level: str = "c
     rng = np.random.default_rng(seed)
     out: list[dict[str, Any]] = []
     for m in range(matches):
-        obs, _ = par.reset(seed=seed if m == 0 else None)
+        _, infos = par.reset(seed=seed if m == 0 else None)
         reward, rejected = 0.0, 0
         while par.agents:
             actions = {}
             for a in par.agents:
-                legal = np.flatnonzero(obs[a]["action_mask"])
+                legal = np.flatnonzero(infos[a]["action_mask"])
                 actions[a] = int(rng.choice(legal)) if rng.random() < act_every else 0
-            obs, rewards, _, _, infos = par.step(actions)
+            _, rewards, _, _, infos = par.step(actions)
             reward += rewards["seat_0"]
             rejected += sum(1 for i in infos.values() if i["rejected"])
             if narrate:

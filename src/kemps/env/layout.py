@@ -199,26 +199,38 @@ def decode(layout: ActionLayout, index: int, view: SeatView, rules: RuleSet) -> 
 
 def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
                 held: tuple[Card, ...] = (), cooling: bool = False,
-                due: float | None = None) -> npt.NDArray[np.int8]:
+                due: float | None = None, out: npt.NDArray[np.int8] | None = None
+                ) -> npt.NDArray[np.int8]:
     """1 for each index the table would accept from this seat now, 0 for the rest; the no-op is
     always 1. Built from the view's legal moves (:attr:`SeatView.legal`, the engine's own checks)
     and the public rules; ``held`` are the cards the seat picked up (a discard must be another
     card, S1 "Discard a different card"); ``cooling`` (the seat moved less than the driver's
-    minimum gap ago) leaves only the no-op."""
-    mask = np.zeros(layout.size, dtype=np.int8)
+    minimum gap ago) leaves only the no-op. Shape ``(layout.size,)``, int8; with ``out`` (a row
+    of zeros of that shape, such as a row of a batch) it is written there and returned."""
+    mask = np.zeros(layout.size, dtype=np.int8) if out is None else out
+    fill_mask(layout, view, rules, held, cooling, due, mask)
+    return mask
+
+
+def fill_mask(layout: ActionLayout, view: SeatView, rules: RuleSet, held: tuple[Card, ...],
+              cooling: bool, due: float | None, mask: npt.NDArray[np.int8], swaps: bool = True
+              ) -> int:
+    """:func:`action_mask` written into ``mask`` (a row of zeros). With ``swaps`` False the swap
+    block is left to the caller, who fills it from ``swap_rows(rules.multi_swap)[key]`` for the
+    returned key (-1: no swap allowed); a batch does that for all its rows at once."""
     mask[0] = 1
     legal: LegalMoves | None = view.legal
     if cooling or legal is None or view.seat is None:
-        return mask
+        return -1
     hand, middle = view.hand, view.middle
     starts = _starts(layout.seats)
+    key = -1
     if legal.swap:
-        base = starts["swap"]
         there = sum(1 << i for i, c in enumerate(middle) if c is not None)
-        ok = ((_SWAP_MID & ~there) == 0) & (len(hand) >= _SWAP_HAND)
-        if not rules.multi_swap:
-            ok &= _SWAP_ONE
-        mask[base:base + len(SWAPS)] = ok
+        key = there * 5 + min(len(hand), 4)
+        if swaps:
+            base = starts["swap"]
+            mask[base:base + len(SWAPS)] = swap_rows(rules.multi_swap)[key]
     if legal.grab:
         for i in range(4):
             if middle[i] is not None:
@@ -231,10 +243,14 @@ def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
                       ("kemps", legal.kemps), ("double_kemps", legal.double_kemps)):
         if ok:
             mask[starts[block]] = 1
-    refused = set(legal.gestures_refused)
-    for i, g in enumerate(GESTURES):
-        if g not in refused:
-            mask[starts["gesture"] + i] = 1
+    g0 = starts["gesture"]
+    if not legal.gestures_refused:
+        mask[g0:g0 + len(GESTURES)] = 1
+    else:
+        refused = set(legal.gestures_refused)
+        for i, g in enumerate(GESTURES):
+            if g not in refused:
+                mask[g0 + i] = 1
     seat, n, pairs = view.seat, layout.seats, rules.pairs
     by_player = rules.stop_target == "player"
     stops = set(legal.stop)  # (seat, its pair) where Stop names a player, else (None, pair)
@@ -267,4 +283,19 @@ def action_mask(layout: ActionLayout, view: SeatView, rules: RuleSet,
                 mask[starts["look"]] = 1
             else:
                 mask[starts["look"] + (where - seat) % n] = 1
-    return mask
+    return key
+
+
+@functools.lru_cache(maxsize=2)
+def swap_rows(multi_swap: bool) -> npt.NDArray[np.int8]:
+    """The swap block of the mask for every case, ``(16 * 5, len(SWAPS))`` int8: row ``there *
+    5 + min(hand size, 4)``, ``there`` the middle's filled slots as bits; with ``multi_swap``
+    False only the one-card swaps."""
+    there = np.arange(16)[:, None, None]
+    hand = np.arange(5)[None, :, None]
+    ok = ((_SWAP_MID[None, None, :] & ~there) == 0) & (hand >= _SWAP_HAND[None, None, :])
+    if not multi_swap:
+        ok &= _SWAP_ONE[None, None, :]
+    rows: npt.NDArray[np.int8] = ok.reshape(16 * 5, len(SWAPS)).astype(np.int8)
+    rows.flags.writeable = False
+    return rows

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from kemps.errors import ScoreError
+from kemps.json_input import JSONInputError, parse_json
 from kemps.rules import DEFAULT_PRESET
 from kemps.scorekeeper.match import Match, Pair
 
@@ -110,12 +111,14 @@ def from_json(text: str) -> Match:
     """Import a sheet from JSON text.
 
     Raises:
-        ScoreError: ``bad_sheet`` for text that is not JSON; else as :func:`from_sheet`.
+        ScoreError: ``bad_sheet`` for text that is not JSON or gives a key twice in one object
+            (:func:`kemps.json_input.parse_json`: a second ``"hands"`` would silently replace the
+            first); else as :func:`from_sheet`.
     """
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ScoreError("bad_sheet", f"Not valid JSON (line {err.lineno}): {err.msg}.") from None
+        data = parse_json(text)
+    except JSONInputError as err:
+        raise ScoreError("bad_sheet", err.message) from None
     return from_sheet(data)
 
 

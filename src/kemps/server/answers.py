@@ -68,6 +68,44 @@ class JoinedAnswer(BaseModel):
     room: RoomAnswer
 
 
+class TableListed(BaseModel):
+    """One open table (kemps.server.tables.entry)."""
+
+    model_config = _OPEN
+    code: str
+    preset: str
+    pairs: int
+    seats: int
+    seats_free: int
+    open: int
+    players: list[str]
+    bots: list[str]
+    status: str
+    phase: str
+    joinable: bool
+    listed_at: float
+
+
+class TablesAnswer(BaseModel):
+    """The open tables, oldest listing first, at most ``max``."""
+
+    model_config = _OPEN
+    tables: list[TableListed]
+    max: int
+
+
+class RefereeAnswer(BaseModel):
+    """The referee's seat taken: its ``token`` connects to ``/ws/{code}?token=`` as the dealer
+    who is not playing (it says Go and sweeps; it sees every hand and gesture)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [
+        {"code": "K7QMX", "referee": True, "token": "0f3c...", "room": _ROOM_EXAMPLE}]})
+    code: str
+    referee: bool
+    token: str
+    room: RoomAnswer
+
+
 class PresetsAnswer(BaseModel):
     """Every preset (with aliases, every option and a one-line note), the rule options' schema
     (kind, choices or limits, group, description, seed), the most pairs a table seats, the

@@ -26,20 +26,37 @@ def register(app: typer.Typer) -> None:
               database_url: Annotated[str | None, typer.Option(
                   "--database-url", help="SQLAlchemy URL (default sqlite+aiosqlite:///kemps.sqlite"
                   ", or KEMPS_DATABASE_URL), e.g. postgresql+asyncpg://user@host/db.")] = None,
+              accept_database: Annotated[bool, typer.Option(
+                  "--accept-database", help="Start on the SQLite database that is there even "
+                  "if it is not the one this server used (an empty new one when it is gone): "
+                  "a start afresh on purpose.")] = False,
               ) -> None:
         """Run the online table server: the page, the lobby API and the WebSocket tables."""
         import uvicorn
 
         from kemps.errors import KempsError
         from kemps.server.app import create_app
+        from kemps.server.limits import frame_limit_protocol
         from kemps.server.protocol import MAX_FRAME_BYTES
+        from kemps.server.rescue import check_database
         from kemps.server.settings import Settings
+        from kemps.server.storage import _sqlite_file
 
         try:
-            settings = Settings.from_env(host=host, port=port, database_url=database_url)
+            settings = Settings.from_env(host=host, port=port, database_url=database_url,
+                                         accept_database=accept_database or None)
+            # a database gone or replaced: refused here, with what to do, before anything runs
+            check_database(_sqlite_file(settings.database_url), settings.accept_database)
+            if _sqlite_file(settings.database_url) is None:
+                probe_database(settings.database_url)
         except KempsError as err:
             typer.echo(f"kemps serve: {err.message}", err=True)
             raise typer.Exit(2) from None
+        if not port_free(settings.host, settings.port):
+            typer.echo(f"kemps serve: {settings.host}:{settings.port} is in use (another server?). "
+                       f"Start on another port: kemps serve --port N, or KEMPS_PORT=N make run.",
+                       err=True)
+            raise typer.Exit(2)
         typer.echo(f"kemps server on http://{settings.host}:{settings.port}/  (database: "
                    f"{settings.database_url}; stop with Ctrl+C)")
         # No per-message compression: table updates are small, and deflating every frame costs
@@ -47,13 +64,180 @@ def register(app: typer.Typer) -> None:
         # SIGTERM/Ctrl+C: connections get GRACEFUL_S to close, then the writer STOP_WRITE_S to
         # store what is queued (bounded even when the database hangs; what it could not store
         # was never acknowledged).
+        # X-Forwarded-For is believed only from the proxies the operator names (none by
+        # default: uvicorn's own default trusts every loopback peer, and a local process could
+        # then pass the per-address limits).
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
-                    log_level="warning", ws="websockets-sansio", ws_per_message_deflate=False,
-                    ws_max_size=MAX_FRAME_BYTES, timeout_graceful_shutdown=GRACEFUL_S)
+                    log_level="warning", ws=frame_limit_protocol(), ws_per_message_deflate=False,
+                    ws_max_size=MAX_FRAME_BYTES, timeout_graceful_shutdown=GRACEFUL_S,
+                    proxy_headers=bool(settings.trusted_proxies),
+                    forwarded_allow_ips=settings.trusted_proxies or "")
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether ``host:port`` can be listened on now (as uvicorn will: SO_REUSEADDR, so a port
+    left in TIME_WAIT is free); port 0 (any) always is. Checked first so that a taken port is one
+    plain sentence, not uvicorn's error after our banner."""
+    import socket
+
+    if port == 0:
+        return True
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return True  # uvicorn says what is wrong with the address
+    for family, kind, proto, _, address in infos[:1]:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(address)
+            except OSError:
+                return False
+    return True
+
+
+def probe_database(url: str) -> None:
+    """Connect to a (PostgreSQL) database once, within its connect timeout.
+
+    Raises:
+        KempsError: ``database_unavailable`` naming the database (never its password) and the
+            error, instead of a traceback at the server's start.
+    """
+    import asyncio
+
+    from sqlalchemy import text
+    from sqlalchemy.engine import make_url
+
+    from kemps.errors import KempsError
+    from kemps.server.outages import storage_errors
+    from kemps.server.storage import Storage
+
+    async def run() -> None:
+        storage = Storage(url)
+        try:
+            async with storage.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        finally:
+            await storage.engine.dispose()
+
+    errors: tuple[type[BaseException], ...] = (*storage_errors(), OSError)
+    try:
+        asyncio.run(run())
+    except errors as err:
+        shown = make_url(url).render_as_string(hide_password=True)
+        why = str(getattr(err, "orig", None) or err).strip().splitlines()[0][:200]
+        raise KempsError("database_unavailable", f"The database {shown} does not answer "
+                         f"({why}). Start it (or create it), or point KEMPS_DATABASE_URL at "
+                         "the right one, then start the server again.") from None
 
 
 def register_bench(app: typer.Typer) -> None:
-    """Add ``bench-server`` to the ``kemps`` command."""
+    """Add ``bench-server``, ``bench-watcher``, ``bench-nodes``, ``bench-startup`` and ``soak``
+    to the ``kemps`` command."""
+
+    @app.command("soak")
+    def soak(
+            minutes: Annotated[float, typer.Option(min=0.1, help="How long to play.")] = 60.0,
+            rooms: Annotated[int, typer.Option(min=0, help="Rooms of bots playing at once.")
+                             ] = 12,
+            players: Annotated[int, typer.Option(min=0, help="Players on WebSockets (each in "
+                                                 "a room with three bots).")] = 4,
+            fault_every: Annotated[float, typer.Option(
+                "--fault-every", min=1.0, help="Mean seconds between faults (kill -9 and "
+                "restart, storage paused, every player cut).")] = 60.0,
+            sample_s: Annotated[float, typer.Option("--sample-s", min=0.5, help="Seconds "
+                                                    "between samples.")] = 10.0,
+            database_url: Annotated[str | None, typer.Option(
+                "--database-url", help="Database of the server (default: a temporary SQLite "
+                "file); PostgreSQL is reached through a proxy the soak cuts.")] = None,
+            seed: Annotated[int | None, typer.Option(help="Seed of the soak's choices.")] = None,
+            json_out: Annotated[str | None, typer.Option(
+                "--json", help="Write every sample and total to this file.")] = None,
+            out: Annotated[str | None, typer.Option(
+                help="Markdown file to write the figures into (its 'soak' section), e.g. "
+                "docs/benchmarks.md.")] = None,
+    ) -> None:
+        """Play for MINUTES against one real server with faults injected at random, and report
+        memory, open files, tasks, p99 latency and acknowledged actions lost over time (exit 1
+        if an acknowledged action was lost or an error went unhandled)."""
+        import asyncio
+        import json
+        import os
+        import shlex
+        import sys
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.soak import report_text, run_soak
+
+        def progress(s: Any) -> None:
+            console.print(f"{s.t_min:6.2f} min  life {s.life}  {s.rss_mb or 0:7.1f} MB  "
+                          f"{s.files or 0:4.0f} files  {s.tasks} tasks  {s.acks:4d} acks  "
+                          f"p99 {s.p99_ms or 0:7.1f} ms  load {s.load1:.1f}", highlight=False)
+
+        load_start = os.getloadavg()[0]
+        result = asyncio.run(run_soak(minutes, rooms, players, fault_every, sample_s,
+                                      database_url, seed, progress=progress))
+        command = "kemps soak " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+        text = report_text(result, command, (load_start, os.getloadavg()[0]))
+        console.print(text, highlight=False)
+        if json_out:
+            Path(json_out).write_text(json.dumps(result.to_dict(), indent=1))
+        if out:
+            write_section(Path(out), "soak", text)
+            console.print(f"Written to {out}.")
+        if not result.ok:
+            raise typer.Exit(1)
+
+    @app.command("bench-watcher")
+    def bench_watcher(
+            matches: Annotated[int, typer.Option(min=1, help="Matches per level.")] = 12,
+            levels: Annotated[str, typer.Option(help="Bot levels, comma separated (the page's "
+                                                "\"Play against bots\" plays club).")] = "club",
+            rooms: Annotated[int, typer.Option(min=1, help="Matches played at once.")] = 4,
+            minutes: Annotated[float | None, typer.Option(
+                min=0.1, help="Start no match after this many minutes.")] = None,
+            url: Annotated[str | None, typer.Option(
+                help="A running server to play at (default: start one); it must archive idle "
+                "rooms within a minute or two (KEMPS_ROOM_IDLE_S) so that the record shows "
+                "the pairs' signals.")] = None,
+            out: Annotated[str | None, typer.Option(
+                help="Markdown file to write the figures into (its 'watcher' section), e.g. "
+                "docs/arena-results.md.")] = None,
+    ) -> None:
+        """A scripted person who watches where S0 says to look (kemps.bots.scripted), seated as
+        "Play against bots" seats a person, at live tables over real WebSockets: the share of
+        the bots' first signals it sees and of its Stop Kemps races it wins (issue 25), beside
+        the simulator's figures for the same setting."""
+        import os
+        import shlex
+        import sys
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.watchbench import WatchedMatch, report, run
+
+        def progress(m: WatchedMatch | None) -> None:
+            if m is None:
+                console.print("a match failed (see the report)", highlight=False)
+                return
+            f = m.figures
+            console.print(f"{m.level} room {m.code}: {m.seconds:5.0f} s, first signals "
+                          f"{f.seen}/{f.first_signals} seen, races {f.won}/{f.races} won"
+                          + (f", {'; '.join(m.problems)}" if m.problems else ""),
+                          highlight=False)
+
+        load_start = os.getloadavg()[0]
+        chosen = [x.strip() for x in levels.split(",") if x.strip()]
+        results, wall_s = run(url, chosen, matches, rooms, minutes, progress)
+        command = "kemps bench-watcher " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+        text = report(results, command, (load_start, os.getloadavg()[0]), wall_s)
+        console.print(text, highlight=False)
+        if out:
+            write_section(Path(out), "watcher", text)
+            console.print(f"Written to {out}.")
+        if any(m.problems for r in results for m in r.live) or any(r.failed for r in results):
+            raise typer.Exit(1)
 
     @app.command("bench-server")
     def bench_server(
@@ -81,6 +265,41 @@ def register_bench(app: typer.Typer) -> None:
         text = report(results, "SQLite" if database_url is None
                       else database_url.split("+", 1)[0].split(":", 1)[0])
         write_section(Path(out), "server", text)
+        console.print(text, highlight=False)
+        console.print(f"Written to {out}.")
+
+    @app.command("bench-camera")
+    def bench_camera(
+            players: Annotated[str, typer.Option(help="Table sizes to measure, comma separated "
+                                                 "(even, 4 to 8: the mesh).")] = "4,8",
+            seconds: Annotated[float, typer.Option(help="Measured seconds per table.")] = 10.0,
+            runs: Annotated[int, typer.Option(min=1, help="Tables of each size.")] = 3,
+            video: Annotated[str, typer.Option(help="pattern (Chromium's fake camera) or noise "
+                                               "(random frames: every stream at its cap).")
+                             ] = "noise",
+            out: Annotated[str, typer.Option(help="Markdown file to write the figures into "
+                                             "(its 'camera-<video>' section).")
+                           ] = "docs/camera.md",
+    ) -> None:
+        """A camera table's upstream per person in a mesh, in real Chromium with a fake camera
+        (needs Playwright and Chromium; docs/camera.md)."""
+        import os
+        from pathlib import Path
+
+        from kemps.cli import console, write_section
+        from kemps.server.camerabench import report, run_camera_benchmark
+
+        if video not in ("pattern", "noise"):
+            typer.echo("kemps bench-camera: --video is pattern or noise.", err=True)
+            raise typer.Exit(2)
+        sizes = tuple(int(x) for x in players.split(",") if x.strip())
+        if any(n < 4 or n % 2 or n > 8 for n in sizes):
+            typer.echo("kemps bench-camera: table sizes are even, 4 to 8.", err=True)
+            raise typer.Exit(2)
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        results = run_camera_benchmark(sizes, seconds, runs, video)  # type: ignore[arg-type]
+        text = report(results, video, load)  # type: ignore[arg-type]
+        write_section(Path(out), f"camera-{video}", text)
         console.print(text, highlight=False)
         console.print(f"Written to {out}.")
 
@@ -220,6 +439,53 @@ def register_rooms(app: typer.Typer) -> None:
             state = "restores" if d["restores"] else f"BROKEN: {d['error']}"
             typer.echo(f"{d['code']}  {d['status']:<8}  match {d['match_no']}  "
                        f"{d['entries']} steps  {state}")
+
+    @rooms.command("load")
+    def load_rescue(dump: Annotated[str, typer.Argument(help="A rescue dump "
+                                                        "(kemps-rescue-*.json).")],
+                    database_url: Annotated[str | None, URL_OPTION] = None) -> None:
+        """Put the rooms of a rescue dump (what a server held when its database was gone) into a
+        database: a new one, or the old one put back. A room the database holds as far or
+        further is left as it is. A new SQLite database gets the dump's id, so the server takes
+        it as its own again."""
+        import asyncio
+        import json
+        from pathlib import Path
+
+        from kemps.errors import KempsError
+        from kemps.server.rescue import load_dump, stamp
+        from kemps.server.settings import Settings
+        from kemps.server.storage import Storage, _sqlite_file
+
+        url = Settings.from_env(database_url=database_url).database_url
+        try:
+            data = json.loads(Path(dump).read_text())
+        except (OSError, ValueError) as err:
+            typer.echo(f"kemps rooms load: cannot read {dump}: {err}", err=True)
+            raise typer.Exit(2) from None
+        file = _sqlite_file(url)
+        new_file = file is not None and not Path(file).exists()
+
+        async def run() -> list[dict[str, Any]]:
+            storage = Storage(url)
+            try:
+                await storage.start()
+                return await load_dump(storage, data)
+            finally:
+                await storage.close()
+
+        try:
+            report = asyncio.run(run())
+        except KempsError as err:
+            typer.echo(f"kemps rooms load: {err.message}", err=True)
+            raise typer.Exit(2) from None
+        wanted = (data.get("database") or {}).get("id")
+        if file is not None and new_file and isinstance(wanted, int) and wanted:
+            stamp(file, wanted)
+        for r in report:
+            said = "loaded" if r["loaded"] else f"left as it is: {r['why']}"
+            typer.echo(f"{r['code']}  match {r['match_no']}  {r['steps']} steps  {said}")
+        typer.echo(f"{sum(r['loaded'] for r in report)} of {len(report)} rooms loaded into {url}.")
 
     @rooms.command("inspect")
     def inspect(code: str, database_url: Annotated[str | None, URL_OPTION] = None) -> None:

@@ -45,6 +45,9 @@ class Connection:
         # What that look saw of the hand in play, held back until the hand ends (a spectator who
         # was told a gesture at once would be a second pair of eyes for a player: Room.send_held)
         self.held_sights: list[dict[str, Any]] = []
+        # The room's referee (a dealer who is not playing, S2 tournament row 7): seat None, told
+        # every hand and gesture as it happens (kemps.views.referee_view), acts for the dealer.
+        self.referee = False
 
     def push(self, message: dict[str, Any] | str) -> None:
         """Queue a message (a dict, or JSON text already encoded)."""

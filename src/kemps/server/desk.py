@@ -3,8 +3,10 @@
 Pages: ``GET /score`` (``?sheet=ID`` opens a stored scoresheet) and ``GET /tournament``
 (``?id=ID``). The API (bodies and answers are JSON; the bodies are the models of
 :mod:`kemps.server.bodies`, declared in ``/openapi.json``; every refusal is ``{"code", "message"}``
-with status 400, or 404 for an unknown id, 409 for a state conflict, 422 for a body of the wrong
-shape or unclean text):
+with the status and codes each route declares, from :data:`kemps.server.api.ROUTES`: 422 for a
+body that cannot be read or lacks the declared shape, 400 for a well-formed request the
+scorekeeper or the desk refuse, 404 for a sheet, hand, tournament or match the address names that
+does not exist, 409 for a sheet or match not in a state for it):
 
 Scoresheets (docs/scoresheet.md; a *sheet view* is ``{"id", "created_at", "updated_at", "title",
 "tournament_id", "match_id", "sheet", "summary", "history", "pairs", "rules"}``):
@@ -42,10 +44,11 @@ Tournaments (docs/tournament.md; a *tournament view* is ``{"id", "created_at", "
   as pair 2). When that room's match ends its letters are recorded by themselves (one finish
   listener per server). Answers ``{"code", "url", "link", "home", "away"}``.
 
-Error codes besides the scorekeeper's and the desk's own (docs/): ``bad_request`` / ``bad_json`` /
-``bad_text`` (422: a body of the wrong shape, not JSON, or unclean text), ``no_such_sheet`` /
-``no_such_tournament`` (404; ``no_such_sheet`` is 400 when a result's body names a missing sheet),
-``match_decided`` (409: a room for a match that already has a result), ``not_a_tournament_sheet``.
+Error codes besides the scorekeeper's and the desk's own (docs/scoresheet.md, docs/tournament.md,
+each with its status on the server): ``bad_request`` / ``bad_json`` / ``duplicate_key`` /
+``bad_text`` (422), ``no_such_sheet`` / ``no_such_tournament`` / ``no_such_match`` /
+``no_such_hand`` (404; ``no_such_sheet`` is 400 when a result's body names a missing sheet),
+``match_decided`` (409: a sheet or room for a match that already has a result).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ from kemps.server.answers import (
     TournamentsAnswer,
     answer,
 )
-from kemps.server.api import errors
+from kemps.server.api import MAX_ROW_ID, StrictJSONRoute, refusals
 from kemps.server.bodies import (
     MAX_HANDS,
     HandBody,
@@ -91,9 +94,9 @@ from kemps.tournament import Team, Tournament, parse_team
 log = logging.getLogger("kemps.server")
 STATIC = FilePath(__file__).resolve().parent / "static"
 PREFIX = "/api/desk"
-SheetId = Annotated[int, Path(description="a scoresheet's id")]
+SheetId = Annotated[int, Path(ge=1, le=MAX_ROW_ID, description="a scoresheet's id")]
 HandNumber = Annotated[int, Path(ge=1, le=MAX_HANDS, description="a hand's number from 1")]
-TournamentId = Annotated[int, Path(description="a tournament's id")]
+TournamentId = Annotated[int, Path(ge=1, le=MAX_ROW_ID, description="a tournament's id")]
 MatchId = Annotated[str, Path(min_length=1, max_length=16, description="a match of the "
                               "schedule", examples=["M1"])]
 
@@ -105,9 +108,11 @@ def _link(operation: str, **parameters: str) -> dict[str, Any]:
 # Links for the stateful phase of API testing: a new sheet's or tournament's id leads on.
 SHEET_LINKS: dict[str, Any] = {
     name: _link(name, sheet_id="$response.body#/id")
-    for name in ("get_sheet", "record_hand", "undo_hand", "export_csv", "export_json")} | {
-    "edit_hand": _link("edit_hand", sheet_id="$response.body#/id", number="1"),
-    "delete_hand": _link("delete_hand", sheet_id="$response.body#/id", number="1")}
+    for name in ("get_sheet", "record_hand", "undo_hand", "export_csv", "export_json")}
+# a hand just recorded exists: it can be edited or removed
+HAND_LINKS: dict[str, Any] = SHEET_LINKS | {
+    name: _link(name, sheet_id="$response.body#/id", number="$response.body#/last/number")
+    for name in ("edit_hand", "delete_hand")}
 TOURNAMENT_LINKS: dict[str, Any] = {
     name: _link(name, tournament_id="$response.body#/id")
     for name in ("get_tournament", "settle", "withdraw")} | {
@@ -217,7 +222,7 @@ def _desk(request: Request) -> Desk:
 
 
 DeskDep = Annotated[Desk, Depends(_desk)]
-router = APIRouter(lifespan=_lifespan)
+router = APIRouter(lifespan=_lifespan, route_class=StrictJSONRoute)
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -329,7 +334,7 @@ async def tournament_page() -> FileResponse:
 
 # -- scoresheets ------------------------------------------------------------------------------------
 @router.post(PREFIX + "/sheets", status_code=201, response_model=None,
-             responses=errors(400) | answer(SheetAnswer, 201, links=SHEET_LINKS))
+             responses=refusals("create_sheet") | answer(SheetAnswer, 201, links=SHEET_LINKS))
 async def create_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     """Create a scoresheet (or import one): the body is a scoresheet; answers the sheet view.
 
@@ -342,13 +347,13 @@ async def create_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
 
 
 @router.post(PREFIX + "/sheets/import", status_code=201, response_model=None,
-             responses=errors(400) | answer(SheetAnswer, 201, links=SHEET_LINKS))
+             responses=refusals("import_sheet") | answer(SheetAnswer, 201, links=SHEET_LINKS))
 async def import_sheet(body: SheetBody, desk: DeskDep) -> dict[str, Any]:
     """Import an exported scoresheet JSON (its ``result`` is worked out again)."""
     return await create_sheet(body, desk)
 
 
-@router.get(PREFIX + "/sheets", response_model=None, responses=errors() | answer(SheetsAnswer))
+@router.get(PREFIX + "/sheets", response_model=None, responses=refusals("list_sheets") | answer(SheetsAnswer))
 async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     """Stored scoresheets, most recently changed first."""
     out = []
@@ -364,8 +369,8 @@ async def list_sheets(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
 
 
 @router.get(PREFIX + "/sheets/{sheet_id:int}", response_model=None,
-            responses=errors(404) | answer(SheetAnswer))
-async def get_sheet(sheet_id: int, desk: DeskDep) -> dict[str, Any]:
+            responses=refusals("get_sheet") | answer(SheetAnswer))
+async def get_sheet(sheet_id: SheetId, desk: DeskDep) -> dict[str, Any]:
     """One scoresheet's view. Raises ServerError ``no_such_sheet`` (404)."""
     row = await db.get_sheet(desk.storage, sheet_id)
     if row is None:
@@ -391,7 +396,7 @@ async def _change_sheet(desk: Desk, sheet_id: int, how: Any) -> tuple[dict[str, 
 
 
 @router.post(PREFIX + "/sheets/{sheet_id:int}/hands", response_model=None,
-             responses=errors(400, 404) | answer(SheetAnswer))
+             responses=refusals("record_hand") | answer(SheetAnswer, links=HAND_LINKS))
 async def record_hand(sheet_id: SheetId, body: HandBody, desk: DeskDep) -> dict[str, Any]:
     """Record one hand; answers the view plus ``"last"`` (the scored hand).
 
@@ -404,7 +409,7 @@ async def record_hand(sheet_id: SheetId, body: HandBody, desk: DeskDep) -> dict[
 
 
 @router.post(PREFIX + "/sheets/{sheet_id:int}/undo", response_model=None,
-             responses=errors(400, 404) | answer(SheetAnswer))
+             responses=refusals("undo_hand") | answer(SheetAnswer))
 async def undo_hand(sheet_id: SheetId, desk: DeskDep) -> dict[str, Any]:
     """Take back the last hand; the view plus ``"undone"``. Raises ``nothing_to_undo``."""
     row, match, undone = await _change_sheet(desk, sheet_id, lambda m: m.undo())
@@ -412,7 +417,7 @@ async def undo_hand(sheet_id: SheetId, desk: DeskDep) -> dict[str, Any]:
 
 
 @router.put(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", response_model=None,
-            responses=errors(400, 404) | answer(SheetAnswer))
+            responses=refusals("edit_hand") | answer(SheetAnswer))
 async def edit_hand(sheet_id: SheetId, number: HandNumber, body: HandBody, desk: DeskDep
                     ) -> dict[str, Any]:
     """Replace hand ``number`` (1-based); every total is worked out again. Raises
@@ -423,7 +428,7 @@ async def edit_hand(sheet_id: SheetId, number: HandNumber, body: HandBody, desk:
 
 
 @router.delete(PREFIX + "/sheets/{sheet_id:int}/hands/{number:int}", response_model=None,
-               responses=errors(400, 404) | answer(SheetAnswer))
+               responses=refusals("delete_hand") | answer(SheetAnswer))
 async def delete_hand(sheet_id: SheetId, number: HandNumber, desk: DeskDep) -> dict[str, Any]:
     """Remove hand ``number``; later hands move up. Raises ``no_such_hand``."""
     row, match, _ = await _change_sheet(desk, sheet_id, lambda m: m.delete(number))
@@ -431,7 +436,7 @@ async def delete_hand(sheet_id: SheetId, number: HandNumber, desk: DeskDep) -> d
 
 
 @router.get(PREFIX + "/sheets/{sheet_id:int}/export.csv", response_class=Response,
-            responses=errors(404) | EXPORT_CSV)
+            responses=refusals("export_csv") | EXPORT_CSV)
 async def export_csv(sheet_id: SheetId, desk: DeskDep) -> Response:
     """The history as CSV (one row a hand), as a download."""
     row = await db.get_sheet(desk.storage, sheet_id)
@@ -443,7 +448,7 @@ async def export_csv(sheet_id: SheetId, desk: DeskDep) -> Response:
 
 
 @router.get(PREFIX + "/sheets/{sheet_id:int}/export.json", response_class=Response,
-            responses=errors(404) | EXPORT_JSON)
+            responses=refusals("export_json") | EXPORT_JSON)
 async def export_json(sheet_id: SheetId, desk: DeskDep) -> Response:
     """The scoresheet with its result, as a download (importable)."""
     row = await db.get_sheet(desk.storage, sheet_id)
@@ -456,23 +461,40 @@ async def export_json(sheet_id: SheetId, desk: DeskDep) -> Response:
 
 # -- tournaments ------------------------------------------------------------------------------------
 @router.post(PREFIX + "/tournaments", status_code=201, response_model=None,
-             responses=errors(400) | answer(TournamentAnswer, 201, links=TOURNAMENT_LINKS))
+             responses=refusals("create_tournament") | answer(TournamentAnswer, 201, links=TOURNAMENT_LINKS))
 async def create_tournament(body: TournamentBody, desk: DeskDep) -> dict[str, Any]:
     """Register the teams and draw the schedule; answers the tournament view.
 
     Raises ScoreError ``bad_team``, ``bad_setting``; ServerError ``bad_request``.
     """
     seed = body.seed if body.seed is not None else secrets.randbelow(1_000_000)
-    teams = [x if isinstance(x, str) else x.model_dump(exclude_none=True) for x in body.teams]
-    t = Tournament([_team(x) for x in teams], tables=body.tables, seed=seed,
+    teams = [x if isinstance(x, str) else x.model_dump(exclude_none=True,
+                                                       exclude={"player_ids"})
+             for x in body.teams]
+    built = [_team(x) for x in teams]
+    seeding: list[dict[str, Any]] | None = None
+    if body.seed_by_rating:  # kemps.server.seeding: strongest first, in serpentine order
+        from kemps.server.seeding import seeded_order, team_strengths
+
+        parsed = [x if isinstance(x, Team) else parse_team(x) for x in built]
+        strengths = await team_strengths(
+            desk.storage, [x.players for x in parsed],
+            [None if isinstance(x, str) else x.player_ids for x in body.teams])
+        order = seeded_order([s["rating"] for s in strengths])
+        built = [built[i] for i in order]
+        seeding = [{"team": parsed[i].name, **strengths[i]} for i in order]
+    t = Tournament(built, tables=body.tables, seed=seed,
                    name=(body.name or "").strip() or None, **body.settings())
     async with desk.lock:
         row = await db.create_tournament(desk.storage, t.name, t.to_dict())
-    return await _tournament_view(desk, row)
+    view = await _tournament_view(desk, row)
+    if seeding is not None:
+        view["seeding"] = seeding
+    return view
 
 
 @router.get(PREFIX + "/tournaments", response_model=None,
-            responses=errors() | answer(TournamentsAnswer))
+            responses=refusals("list_tournaments") | answer(TournamentsAnswer))
 async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
     """Stored tournaments, most recently changed first: ``{"tournaments": [{"id", "name",
     "teams", "champion", "updated_at"}]}``."""
@@ -484,7 +506,7 @@ async def list_tournaments(desk: DeskDep, limit: int = 100) -> dict[str, Any]:
 
 
 @router.get(PREFIX + "/tournaments/{tournament_id:int}", response_model=None,
-            responses=errors(404) | answer(TournamentAnswer))
+            responses=refusals("get_tournament") | answer(TournamentAnswer))
 async def get_tournament(tournament_id: TournamentId, desk: DeskDep) -> dict[str, Any]:
     """The tournament view (schedule, standings, linked rooms and sheets). Raises
     ``no_such_tournament`` (404)."""
@@ -513,7 +535,7 @@ async def _change_tournament(desk: Desk, tournament_id: int, how: Any
 
 
 @router.put(PREFIX + "/tournaments/{tournament_id:int}/settings", response_model=None,
-            responses=errors(400, 404) | answer(TournamentAnswer))
+            responses=refusals("settle") | answer(TournamentAnswer))
 async def settle(tournament_id: TournamentId, desk: DeskDep, body: SettingsBody | None = None
                  ) -> dict[str, Any]:
     """Change the settings before match one (no body: none changes). Raises ``settings_fixed``,
@@ -524,7 +546,7 @@ async def settle(tournament_id: TournamentId, desk: DeskDep, body: SettingsBody 
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/result",
-             response_model=None, responses=errors(400, 404) | answer(TournamentAnswer))
+             response_model=None, responses=refusals("record_result") | answer(TournamentAnswer))
 async def record_result(tournament_id: TournamentId, match_id: MatchId, body: ResultBody,
                         desk: DeskDep) -> dict[str, Any]:
     """Record a match: ``{"letters": [home, away], "loser": null, "replace": false}`` or
@@ -548,7 +570,7 @@ async def record_result(tournament_id: TournamentId, match_id: MatchId, body: Re
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/withdraw", response_model=None,
-             responses=errors(400, 404) | answer(TournamentAnswer))
+             responses=refusals("withdraw") | answer(TournamentAnswer))
 async def withdraw(tournament_id: TournamentId, body: WithdrawBody, desk: DeskDep
                    ) -> dict[str, Any]:
     """Withdraw a team (``{"team": name or player}``): its unplayed matches are forfeits.
@@ -560,7 +582,7 @@ async def withdraw(tournament_id: TournamentId, body: WithdrawBody, desk: DeskDe
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/sheet",
              status_code=201, response_model=None,
-             responses=errors(400, 404, 409) | answer(SheetAnswer, 201))
+             responses=refusals("match_sheet") | answer(SheetAnswer, 201))
 async def match_sheet(tournament_id: TournamentId, match_id: MatchId, desk: DeskDep
                       ) -> dict[str, Any]:
     """A new scoresheet for a match (its teams, under its rules), linked to it. Raises
@@ -577,7 +599,7 @@ async def match_sheet(tournament_id: TournamentId, match_id: MatchId, desk: Desk
 
 
 @router.post(PREFIX + "/tournaments/{tournament_id:int}/matches/{match_id}/room",
-             response_model=None, responses=errors(400, 404, 409, 429, 503) | answer(OnlineAnswer))
+             response_model=None, responses=refusals("play_online") | answer(OnlineAnswer))
 async def play_online(tournament_id: TournamentId, match_id: MatchId, request: Request,
                       desk: DeskDep) -> dict[str, Any]:
     """Play a scheduled match online: a room under the match's rules, linked to the match (an

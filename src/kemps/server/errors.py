@@ -20,12 +20,22 @@ STORAGE_WAIT_MESSAGES: Final = {
 }
 
 
-class ServerError(KempsError):
-    """A lobby or room request refused; ``status`` is the HTTP status to answer with."""
+#: Seconds a 503 tells a client to wait (``Retry-After``) when nothing better is known: the
+#: storage writer retries within 2 s, a lease runs out in 3 s.
+RETRY_AFTER_S: Final = 2.0
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+
+class ServerError(KempsError):
+    """A lobby or room request refused; ``status`` is the HTTP status to answer with.
+    ``retry_after_s`` (seconds) is sent as ``Retry-After``; every 503 has one (by default
+    :data:`RETRY_AFTER_S`): the server is away for a while, never refusing for good."""
+
+    def __init__(self, code: str, message: str, status: int = 400,
+                 retry_after_s: float | None = None) -> None:
         super().__init__(code, message)
         self.status = status
+        self.retry_after_s = RETRY_AFTER_S if retry_after_s is None and status == 503 \
+            else retry_after_s
 
 
 def error_for(err: KempsError, ref: int | None = None) -> dict[str, Any]:

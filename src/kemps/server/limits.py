@@ -23,6 +23,11 @@ The limits (their settings and defaults are in :mod:`kemps.server.settings` and 
 - **Connections per address**: at most ``address_connections`` live connections from one client
   address to all rooms together (``too_many_connections``), so one address cannot take every
   spectator place of every table.
+- **Seats per address**: people from one client address hold at most ``seats_per_address`` seats
+  of one table (``too_many_seats``, 429): one client cannot take a whole table, while the players
+  of a two-pair match on one home or club connection can still sit together. The seats counted
+  are those taken from that address and still held by the token given then (kept in memory for
+  as long as the room is; a restart forgets them).
 - **Message rate**: one token bucket per seat (shared by all its connections) and one per address
   for spectators (shared by all their connections), ``rate_per_s`` with ``rate_burst`` on top;
   beyond it a message is answered ``flooding`` and ignored.
@@ -63,8 +68,7 @@ class LimitError(ServerError):
 
     def __init__(self, code: str, message: str, status: int, retry_after_s: float | None = None,
                  close_code: int = 1008) -> None:
-        super().__init__(code, message, status)
-        self.retry_after_s = retry_after_s
+        super().__init__(code, message, status, retry_after_s)
         self.close_code = close_code
 
 
@@ -83,13 +87,14 @@ class TokenBucket:
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_s)
         self.stamp = now
 
-    def take(self) -> float:
-        """Take one token: 0.0 when taken, else the seconds until one is due (nothing taken)."""
+    def take(self, amount: float = 1.0) -> float:
+        """Take ``amount`` tokens (one by default; a camera table's relayed bytes take one a
+        byte): 0.0 when taken, else the seconds until they are due (nothing taken)."""
         self._refill()
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if self.tokens >= amount:
+            self.tokens -= amount
             return 0.0
-        return (1.0 - self.tokens) / self.per_s
+        return (amount - self.tokens) / self.per_s
 
     def give_back(self) -> None:
         """Return a token taken for something that did not happen."""
@@ -168,6 +173,8 @@ class Limits:
         self.idle_since: dict[str, float] = {}
         self.reserved = 0  # rooms being created (between the checks and the room existing)
         self.connections: dict[str, int] = {}  # live (joined) connections per client address
+        # per room: seat -> (the address that took it, the token hash it was given)
+        self.seat_takers: dict[str, dict[int, tuple[str, str | None]]] = {}
 
     # == room creation =============================================================================
     def reserve_room(self, address: str | None, live: int) -> TokenBucket | None:
@@ -218,21 +225,24 @@ class Limits:
             raise LimitError("too_many_connections", f"Your address has {most} connections open "
                              "to this server already; close some first.", 429,
                              retry_after_s=30.0, close_code=CLOSE_TRY_LATER)
-        if conn.seat is None:
+        if conn.seat is None and not conn.referee:
             if not room.spectators_allowed:
                 raise LimitError("no_spectators", "The host does not allow spectators at this "
                                  "table; take a seat to join.", 403, close_code=CLOSE_NO_SPECTATORS)
             cap = self.settings.max_spectators
-            if sum(1 for c in room.conns if c.seat is None and not c.closed) >= cap:
+            if sum(1 for c in room.conns if c.seat is None and not c.referee
+                   and not c.closed) >= cap:
                 raise LimitError("spectators_full", f"This table has as many spectators as it "
                                  f"takes ({cap}); try again later.", 503,
                                  retry_after_s=30.0, close_code=CLOSE_TRY_LATER)
             return
         cap = self.settings.seat_connections
         mine = sorted((c for c in room.conns if isinstance(c, LimitedConnection)
-                       and c.seat == conn.seat and not c.closed), key=lambda c: c.opened)
+                       and c.seat == conn.seat and c.referee == conn.referee and not c.closed),
+                      key=lambda c: c.opened)
+        who = "The referee" if conn.seat is None else f"Seat {conn.seat + 1}"  # or a seat
         for old in mine[:max(0, len(mine) - cap + 1)]:
-            old.end(CLOSE_REPLACED, "connection_replaced", f"Seat {conn.seat + 1} opened a newer "
+            old.end(CLOSE_REPLACED, "connection_replaced", f"{who} opened a newer "
                     f"connection; this one, its oldest of more than {cap}, is closed.")
 
     def joined(self, room: Room, conn: LimitedConnection) -> None:
@@ -314,6 +324,31 @@ class Limits:
         another node now), leaving its connections as they are."""
         self.idle_since.pop(room.code, None)
         self.seats.pop(room.code, None)
+        self.seat_takers.pop(room.code, None)
+
+    def check_seat(self, room: Room, address: str | None) -> None:
+        """Refuse a seat to ``address`` when it holds ``seats_per_address`` at ``room`` (seats it
+        took that still hold the token it was given; None: not limited, the server's own).
+
+        Raises:
+            LimitError: ``too_many_seats`` (429); nothing changed.
+        """
+        if address is None:
+            return
+        most = self.settings.seats_per_address
+        held = sum(1 for seat, (taker, token) in self.seat_takers.get(room.code, {}).items()
+                   if taker == address and seat < len(room.seats)
+                   and room.seats[seat].token_hash == token)
+        if held >= most:
+            raise LimitError("too_many_seats", f"Your address already holds {held} seat"
+                             f"{'s' if held != 1 else ''} at this table, as many as one client "
+                             "may; each person takes a seat from their own device.", 429)
+
+    def seat_taken(self, room: Room, seat: int, address: str | None) -> None:
+        """``address`` took ``seat`` of ``room`` (counted by :meth:`check_seat`)."""
+        if address is not None:
+            self.seat_takers.setdefault(room.code, {})[seat] = (address,
+                                                                room.seats[seat].token_hash)
 
     def forget(self, room: Room) -> None:
         """A room archived: drop what is kept for it, and close its connections."""
@@ -437,3 +472,37 @@ class BodyLimit:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+# == WebSocket frames past the protocol's limit ==========================================================
+def _frame_too_large_text(limit: int) -> str:
+    return json.dumps({"type": "error", "code": "too_large", "message": f"A WebSocket frame may "
+                       f"be at most {limit // 1024} KiB; this connection is closed (1009)."})
+
+
+def frame_limit_protocol() -> type:
+    """uvicorn's WebSocket protocol (``websockets-sansio``) whose connections tell a client
+    that sends a frame over uvicorn's ``ws_max_size`` why they are closed: one ``error`` message
+    (``too_large``) and then the close with code 1009 (MESSAGE_TOO_BIG), as docs/protocol.md
+    promises of every connection the server drops. Without it the protocol closed with 1009 and
+    no word: it fails the connection while parsing, before the app ever sees the frame."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from websockets.frames import CloseCode
+    from websockets.protocol import OPEN
+    from websockets.server import ServerProtocol
+
+    class TellingServerProtocol(ServerProtocol):
+        def fail(self, code: CloseCode | int, reason: str = "") -> None:
+            if code == CloseCode.MESSAGE_TOO_BIG and self.state is OPEN:
+                self.send_text(_frame_too_large_text(self.max_message_size or 0).encode())
+            super().fail(code, reason)
+
+    class FrameLimitProtocol(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made = self.conn
+            self.conn = TellingServerProtocol(
+                extensions=made.available_extensions, logger=made.logger,
+                max_size=(made.max_message_size, made.max_fragment_size))
+
+    return FrameLimitProtocol

@@ -87,16 +87,21 @@ class Seat:
     token_hash: str | None = None
     ready: bool = False
     stand_in: str | None = None
+    player: str | None = None  # a person's public player id (kemps.server.players); None: a guest
 
     def to_row(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "level": self.level,
-                "token_hash": self.token_hash, "ready": self.ready, "stand_in": self.stand_in}
+        row = {"name": self.name, "kind": self.kind, "level": self.level,
+               "token_hash": self.token_hash, "ready": self.ready, "stand_in": self.stand_in}
+        if self.player is not None:
+            row["player"] = self.player
+        return row
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Seat:
         return cls(name=row.get("name", ""), kind=row.get("kind", "open"),
                    level=row.get("level"), token_hash=row.get("token_hash"),
-                   ready=bool(row.get("ready", False)), stand_in=row.get("stand_in"))
+                   ready=bool(row.get("ready", False)), stand_in=row.get("stand_in"),
+                   player=row.get("player"))
 
 
 class Lobby:
@@ -113,6 +118,7 @@ class Lobby:
     conns: set[Connection]
     rules_locked: bool
     spectators_allowed: bool
+    camera: bool  # a camera table (issue 24): set with the rules
     chosen_bot_speed: str | None
 
     # == the room's hooks ==========================================================================
@@ -162,8 +168,9 @@ class Lobby:
         return seat
 
     # == seats =====================================================================================
-    def take_seat(self, seat: int, name: str) -> str:
-        """Seat a person; returns the seat's secret token (shown once, stored only as a hash).
+    def take_seat(self, seat: int, name: str, player: str | None = None) -> str:
+        """Seat a person (``player``: their public player id, None: a guest); returns the seat's
+        secret token (shown once, stored only as a hash).
 
         Raises:
             ServerError: ``no_such_seat``, ``seat_taken`` (409), ``bad_name``, ``not_in_lobby``.
@@ -179,7 +186,8 @@ class Lobby:
             raise ServerError("not_in_lobby", "The match is on; seats are fixed until it ends.",
                               409)
         token = secrets.token_urlsafe(24)
-        self.seats[seat] = Seat(name=name, kind="human", token_hash=token_hash(token))
+        self.seats[seat] = Seat(name=name, kind="human", token_hash=token_hash(token),
+                                player=player)
         if all(s.kind != "human" for i, s in enumerate(self.seats) if i != seat) and \
                 self.seats[self.host_seat].kind != "human":
             self.host_seat = seat
@@ -236,9 +244,10 @@ class Lobby:
         self.require_storage()  # a lobby change, refused while storage cannot commit
         self.chosen_bot_speed = speed
 
-    def set_rules(self, rules: RuleSet) -> None:
-        """Change the rules in the lobby; a different number of pairs re-seats (keeping seats that
-        still exist). Raises ServerError ``not_in_lobby``, ``rules_locked``."""
+    def set_rules(self, rules: RuleSet, camera: bool | None = None) -> None:
+        """Change the rules in the lobby (and whether it is a camera table; None: as it is); a
+        different number of pairs re-seats (keeping seats that still exist). Raises ServerError
+        ``not_in_lobby``, ``rules_locked``."""
         if self.status == "playing":
             raise ServerError("not_in_lobby", "The rules are fixed while the match is on.", 409)
         self.require_storage()
@@ -247,6 +256,8 @@ class Lobby:
                               "the tournament's.", 409)
         old = self.seats
         self.rules = rules
+        if camera is not None:
+            self.camera = camera
         self.seats = [old[i] if i < len(old) else Seat() for i in range(rules.players)]
         if self.host_seat >= rules.players:
             self.host_seat = 0

@@ -47,6 +47,7 @@ def empty_database(database_url: str) -> None:
     from sqlalchemy.ext.asyncio import create_async_engine
 
     import kemps.server.desk_storage
+    import kemps.server.ratings
     import kemps.server.reveal_storage  # noqa: F401  (their tables are in the metadata too)
     from kemps.server.storage import Base
 

@@ -26,12 +26,37 @@ RENEW_S: Final = 1.0  # the owner renews its leases (and its heartbeat) this oft
 NODE_TTL_S: Final = 3.0  # a node missing heartbeats this long is taken for dead
 PREFIX: Final = "kemps:"
 
-# Renew a lease only while it is still ours (compare and set, atomically in Redis).
+# Renew a lease while it is still ours (compare and set, atomically in Redis). A lease that ran
+# out while Redis was away (or that a restarted Redis forgot) is taken again when nobody has
+# taken the room since: its fencing counter is still this node's token (or gone with the rest of
+# Redis's keys: it is then set back to the token). Anyone who took the room in between raised the
+# counter, and the lease stays lost. (PostgreSQL's fencing token decides in the end anyway.)
 _RENEW: Final = """
-if redis.call('get', KEYS[1]) == ARGV[1] then
+local owner = redis.call('get', KEYS[1])
+if owner == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
-return 0
+if owner then
+  return 0
+end
+local fence = redis.call('get', KEYS[2])
+if fence and fence ~= ARGV[3] then
+  return 0
+end
+if not fence then
+  redis.call('set', KEYS[2], ARGV[3])
+end
+redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+# The next fencing token, at least ARGV[1] + 1: a Redis that lost its keys counts again from
+# the token PostgreSQL holds, not from 1.
+_NEXT_FENCE: Final = """
+local now = tonumber(redis.call('get', KEYS[1]) or '0')
+if now < tonumber(ARGV[1]) then
+  redis.call('set', KEYS[1], ARGV[1])
+end
+return redis.call('incr', KEYS[1])
 """
 _RELEASE: Final = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -69,6 +94,7 @@ class Nodes:
         self.url = url
         self.draining = False
         self._renew = self.redis.register_script(_RENEW)
+        self._next_fence = self.redis.register_script(_NEXT_FENCE)
         self._release = self.redis.register_script(_RELEASE)
 
     async def close(self) -> None:
@@ -152,15 +178,26 @@ class Nodes:
             return None
         return int(await self.redis.incr(f"{PREFIX}fence:{code}"))
 
-    async def renew(self, codes: list[str]) -> list[str]:
-        """Renew this node's leases; returns the codes whose lease is no longer ours."""
-        if not codes:
+    async def next_fence(self, code: str, above: int) -> int | None:
+        """A fencing token above ``above`` (the token PostgreSQL holds for the room: a Redis
+        that lost its keys counts from 1 again), while this node holds the lease; None when it
+        no longer does."""
+        if await self.owner(code) != self.id:
+            return None
+        return int(await self._next_fence(keys=[f"{PREFIX}fence:{code}"], args=[above]))
+
+    async def renew(self, tokens: dict[str, int]) -> list[str]:
+        """Renew this node's leases (``{code: its fencing token}``), taking again those that ran
+        out while nobody took the room (see ``_RENEW``); returns the codes whose lease is no
+        longer ours."""
+        if not tokens:
             return []
+        codes = list(tokens)
         # one round trip for all of them: a node with hundreds of rooms renews them every second
         async with self.redis.pipeline(transaction=False) as p:
             for code in codes:
-                await self._renew(keys=[f"{PREFIX}owner:{code}"],
-                                  args=[self.id, int(LEASE_S * 1000)], client=p)
+                await self._renew(keys=[f"{PREFIX}owner:{code}", f"{PREFIX}fence:{code}"],
+                                  args=[self.id, int(LEASE_S * 1000), tokens[code]], client=p)
             renewed = await p.execute()
         return [code for code, ok in zip(codes, renewed, strict=True) if not ok]
 

@@ -11,13 +11,20 @@ Routes (docs/protocol.md, "Replays"):
   tell (:func:`kemps.tell.analyse`) per hand and per pair.
 * ``GET /api/replays/{match_id}/record`` -- the match record as the replay shows it (a
   download): with the signal agreements of the pairs that allow it, and
-  ``meta.signals_withheld`` naming the others; ``kemps replay --stats --json`` on it gives the
-  page's stats panel.
+  ``meta.signals_withheld`` naming the others (``meta.signals_in_force``: those withheld because
+  the pair still gives them); ``kemps replay --stats --json`` on it gives the page's stats panel.
+
+**Signals in force are never shown.** A rematch keeps each pair's signals, and anyone may read
+these routes without a token: a pair's agreements in a finished match are withheld from everyone
+while they are in force (the room is open, and the pair gives one of those gestures now: in the
+match being played, or, between matches, in the one a rematch would keep;
+:func:`withheld_for`). They are shown once the pair changes them or the room ends (archived),
+and then only if the pair allows it.
 * ``POST /api/rooms/{code}/reveal`` -- ``{"reveal": false, "match_no": 3}`` with a seat's token
   (``Authorization: Bearer TOKEN``): that seat's pair withholds (or, ``true``, shows again) its
   signals in the replay of that match of the room. Signals are revealed only for finished
-  matches and, by default, once the match ends; a pair keeping a signal for the rematch
-  withholds it. The choice is open while the match is played, once it has ended, and while the
+  matches, never while they are in force (below), and then by default; a pair that wants a
+  match's signals never shown withholds them. The choice is open while the match is played, once it has ended, and while the
   room's next match is played (``match_no`` left out: the room's current or last match); after
   that it is fixed (``reveal_closed``, 409). Stored by :mod:`kemps.server.reveal_storage`.
 
@@ -34,20 +41,22 @@ from fastapi import APIRouter, Header, Path, Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from kemps.actions import AgreeSignals
+from kemps.actions import ACTION_NAMES, SIGNAL_ACTIONS
 from kemps.events import Event, Gestured, HandDealt, HandEnded, SignalsAgreed, event_to_dict
 from kemps.narrate import describe
 from kemps.record import MatchRecord, replay_steps
 from kemps.server import reveal_storage
-from kemps.server.api import errors
+from kemps.server.api import MAX_ROW_ID, StrictJSONRoute, refusals
 from kemps.server.bodies import WHOLE
 from kemps.server.errors import ServerError
+from kemps.server.storage import Storage
 from kemps.table import Table
 from kemps.tell import STRIP_S, analyse
 from kemps.views import view_for
 
 STATIC = FilePath(__file__).resolve().parent / "static"
-MatchId = Annotated[int, Path(description="a finished match's id (GET /api/history)")]
+MatchId = Annotated[int, Path(ge=1, le=MAX_ROW_ID,
+                               description="a finished match's id (GET /api/history)")]
 RoomCode = Annotated[str, Path(min_length=1, max_length=16, description="the room's join code",
                                examples=["K7QMX"])]
 Authorization = Annotated[str | None, Header(max_length=200, description="`Bearer TOKEN`: the "
@@ -86,6 +95,7 @@ class ReplayAnswer(BaseModel):
     pairs: int
     end: float
     signals_withheld: list[int]
+    signals_in_force: list[int]
     events: list[dict[str, Any]]
     states: list[dict[str, Any]]
     hands: list[dict[str, Any]]
@@ -94,7 +104,8 @@ class ReplayAnswer(BaseModel):
 
 
 def revealed_record(found: dict[str, Any], withheld: frozenset[int]) -> MatchRecord:
-    """The stored match's record without the agreements of the ``withheld`` pairs, which
+    """The stored match's record without the agreements of the ``withheld`` pairs (and their
+    proposals and answers: :data:`kemps.actions.SIGNAL_ACTIONS`), which
     ``meta["signals_withheld"]`` names (what the tell reads).
 
     Raises:
@@ -104,7 +115,8 @@ def revealed_record(found: dict[str, Any], withheld: frozenset[int]) -> MatchRec
     pairs = record.rules.pairs
     if withheld:
         record.actions = [(t, a) for t, a in record.actions
-                          if not (isinstance(a, AgreeSignals) and a.seat % pairs in withheld)]
+                          if not (ACTION_NAMES[type(a)] in SIGNAL_ACTIONS
+                                  and a.seat is not None and a.seat % pairs in withheld)]
         record.meta = {**record.meta, "signals_withheld": sorted(withheld)}
     return record
 
@@ -117,7 +129,7 @@ def _state(table: Table) -> dict[str, Any]:
             "middle": [None if c is None else c.text for c in public.middle],
             "middle_face_down": public.middle_face_down, "stock_count": public.stock_count,
             "holding": list(public.holding), "scores": list(public.scores),
-            "spelled": list(public.spelled)}
+            "spelled": list(public.spelled), "looks": list(public.looks)}
 
 
 def replay_view(found: dict[str, Any], withheld: frozenset[int]) -> dict[str, Any]:
@@ -129,7 +141,8 @@ def replay_view(found: dict[str, Any], withheld: frozenset[int]) -> dict[str, An
     into states, "hand": hand number (0 before the first deal), "text": omniscient sentence or
     None, "signal": (gestures) True / False / None when unknown}], "states": [{"phase",
     "hand_no", "dealer", "hands": [[card]], "middle", "middle_face_down", "stock_count",
-    "holding", "scores", "spelled"}], "hands": [{"hand", "dealer", "t", "end_t", "first",
+    "holding", "scores", "spelled", "looks": where each seat looks, [] without attention}],
+    "hands": [{"hand", "dealer", "t", "end_t", "first",
     "last"}], "markers": [{"t", "kind": "signal" / "call" / "sweep", "i", "hand", "seat"}],
     "tell": kemps.tell.analyse, "tell_strip_s": seconds each call's strip shows}``; times are table seconds from the match's start.
 
@@ -195,16 +208,45 @@ def _token(authorization: str | None) -> str | None:
     return None
 
 
-async def _finished(request: Request, match_id: int) -> tuple[dict[str, Any], frozenset[int]]:
+def in_force_pairs(record: dict[str, Any], now: dict[int, frozenset[str]]) -> frozenset[int]:
+    """The pairs of a finished match's stored ``record`` (a dict) whose agreements in it share a
+    gesture with what the pair gives now (``now``: :func:`reveal_storage.signals_in_force`): a
+    rematch kept them, or the pair came back to one; all of that pair's agreements in the match
+    are withheld then (an earlier one would tell the opponents how the pair chooses)."""
+    pairs = int(record.get("rules", {}).get("pairs", 2)) or 2
+    agreed: dict[int, set[str]] = {}
+    for a in record.get("actions", []):
+        if isinstance(a, dict) and a.get("type") == "agree_signals" and \
+                isinstance(a.get("seat"), int):
+            agreed.setdefault(a["seat"] % pairs, set()).update(map(str, a.get("signals") or ()))
+    return frozenset(p for p, gestures in agreed.items() if gestures & now.get(p, frozenset()))
+
+
+async def withheld_for(storage: Storage, found: dict[str, Any]
+                       ) -> tuple[frozenset[int], frozenset[int]]:
+    """The pairs whose agreements in the stored finished match ``found`` nobody outside the pair
+    may read now: (every withheld pair, those of them withheld because they are in force).
+
+    A pair's agreements are withheld while they are in force (the room is open and the pair
+    still gives one of them: a rematch keeps each pair's signals) and, after that, if the pair
+    chose so (``POST /api/rooms/{code}/reveal``)."""
+    chosen = await reveal_storage.withheld_pairs(storage, found["room"], found["match_no"])
+    in_force = in_force_pairs(found["record"], await reveal_storage.signals_in_force(
+        storage, found["room"]))
+    return chosen | in_force, in_force
+
+
+async def _finished(request: Request, match_id: int
+                    ) -> tuple[dict[str, Any], frozenset[int], frozenset[int]]:
     storage = request.app.state.server.storage
     found = await storage.match(match_id) if 0 < match_id < 2**62 else None
     if found is None:
         raise ServerError("no_such_match", f"There is no finished match {match_id}.", 404)
-    withheld = await reveal_storage.withheld_pairs(storage, found["room"], found["match_no"])
-    return found, withheld
+    withheld, in_force = await withheld_for(storage, found)
+    return found, withheld, in_force
 
 
-router = APIRouter()
+router = APIRouter(route_class=StrictJSONRoute)
 
 
 @router.get("/replay/{match_id}", include_in_schema=False)
@@ -213,31 +255,33 @@ async def replay_page(match_id: str) -> FileResponse:
 
 
 @router.get("/api/replays/{match_id}", response_model=None,
-            responses=errors(404) | {200: {"model": ReplayAnswer,
+            responses=refusals("replay_json") | {200: {"model": ReplayAnswer,
                                            "description": "The match as its replay plays it."}})
 async def replay_json(request: Request, match_id: MatchId) -> dict[str, Any]:
     """A finished match as the replay page plays it: events with times and omniscient
     sentences, the table after each step, hands, markers and the tell (see docs/protocol.md,
-    "Replays"). Signals only of the pairs that allow it (``signals_withheld`` names the
-    others)."""
-    found, withheld = await _finished(request, match_id)
-    return replay_view(found, withheld)
+    "Replays"). Signals only of the pairs that allow it and no longer give them
+    (``signals_withheld`` names the others; ``signals_in_force`` those still in force)."""
+    found, withheld, in_force = await _finished(request, match_id)
+    return {**replay_view(found, withheld), "signals_in_force": sorted(in_force)}
 
 
-@router.get("/api/replays/{match_id}/record", response_class=Response, responses=errors(404) | {
+@router.get("/api/replays/{match_id}/record", response_class=Response, responses=refusals("replay_record") | {
     200: {"content": {"application/json": {"schema": {"type": "object"}}},
           "description": "The match record as the replay shows it, a download."}})
 async def replay_record(request: Request, match_id: MatchId) -> Response:
-    """The finished match's record with the signal agreements of the pairs that allow it
-    (``meta.signals_withheld`` names the others), as a download."""
-    found, withheld = await _finished(request, match_id)
+    """The finished match's record with the signal agreements of the pairs that allow it and no
+    longer give them (``meta.signals_withheld`` names the others), as a download."""
+    found, withheld, in_force = await _finished(request, match_id)
     record = revealed_record(found, withheld)
+    if in_force:
+        record.meta = {**record.meta, "signals_in_force": sorted(in_force)}
     return Response(record.to_json(), media_type="application/json", headers={
         "Content-Disposition": f'attachment; filename="kemps-match-{found["id"]}.json"'})
 
 
 @router.post("/api/rooms/{code}/reveal", response_model=None,
-             responses=errors(403, 404, 409, 410) | {200: {"model": RevealAnswer,
+             responses=refusals("reveal") | {200: {"model": RevealAnswer,
                                                       "description": "The choice as stored."}})
 async def reveal(request: Request, code: RoomCode, body: RevealBody,
                  authorization: Authorization = None) -> dict[str, Any]:
@@ -259,4 +303,5 @@ async def reveal(request: Request, code: RoomCode, body: RevealBody,
     return {"room": room.code, "match_no": match_no, "pair": pair, "reveal": body.reveal}
 
 
-__all__ = ["ReplayAnswer", "RevealBody", "replay_view", "revealed_record", "router"]
+__all__ = ["ReplayAnswer", "RevealBody", "in_force_pairs", "replay_view", "revealed_record",
+           "router", "withheld_for"]

@@ -21,13 +21,15 @@ the room is *paused*: the table clock is frozen, timers and bots wait, new actio
 the fault stay un-acknowledged until their entries are committed when storage returns.
 
 Every message to a client is built from :func:`kemps.views.view_for` and
-:func:`kemps.views.events_for` for that client's seat (or as a spectator): no other hand, no stock
-order and no other pair's signals ever leave the room before the rules reveal them.
+:func:`kemps.messages.events_out` (the seat's events from :mod:`kemps.views`, with the spectator's
+hold rule) for that client's seat (or as a spectator): no other hand, no stock order and no other
+pair's signals ever leave the room before the rules reveal them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import random
 import secrets
@@ -40,37 +42,34 @@ from kemps.actions import (
     AgreeSignals,
     Call,
     Deal,
+    Grab,
     LookAt,
     RuleTableTalk,
+    Swap,
     action_from_dict,
     action_to_dict,
 )
 from kemps.bots.base import Bot
 from kemps.driver import MatchDriver, Step
 from kemps.errors import KempsError, RecordError, Rejected
-from kemps.events import (
-    Event,
-    Gestured,
-    GestureSeen,
-    HandEnded,
-    MatchEnded,
-    Moved,
-    event_to_dict,
-)
-from kemps.narrate import describe
+from kemps.events import Event, HandEnded, MatchEnded
+from kemps.messages import events_json, events_out, referee_events_out, seat_json
 from kemps.record import Recorder, match_summary
 from kemps.rules import RuleSet
 from kemps.server.connections import Connection
 from kemps.server.errors import STORAGE_WAIT_MESSAGES, ServerError
-from kemps.server.lobby import Lobby, Seat, make_bot
+from kemps.server.lag import SeatLag
+from kemps.server.lobby import Lobby, Seat, make_bot, token_hash
 from kemps.server.protocol import PROTOCOL_VERSION, error_message
 from kemps.server.settings import Settings
+from kemps.server.signalling import Cameras
 from kemps.server.storage import Writer
-from kemps.table import Table
 from kemps.views import (
+    RefusedTouch,
     check_spectator_look,
-    events_for,
-    spectator_events_for,
+    private_step,
+    public_fields,
+    referee_view,
     spectator_glance,
     view_for,
 )
@@ -78,51 +77,8 @@ from kemps.views import (
 HELD_LIMIT: Final = 20_000  # messages a room holds for storage; beyond, a client asking is cut off
 STORAGE_RETRY_S: Final = 0.5  # while the writer refuses, the driver's next wake waits this long
 WAKE_SLACK_S: Final = 0.001
+REFUSED_TOUCHES_KEPT: Final = 500  # a hand's refused touches the referee is shown, at most
 LATE_CALLS_KEPT: Final = 500  # refused calls a match record keeps for the tell  # the timer fires this much after what is due (clock granularity)
-
-
-def events_out(table: Table, events: list[Event], seat: int | None,
-               look: LookAt | None = None, held: list[dict[str, Any]] | None = None,
-               forms: dict[int, tuple[Event, dict[str, Any]]] | None = None
-               ) -> list[dict[str, Any]]:
-    """``events`` as ``seat`` may see them (None: a spectator, whose own private ``look`` at an
-    attention table decides which gestures it sees), each as its JSON form with a ``text``
-    field: the plain sentence the page shows (:func:`kemps.narrate.describe`), or None for an
-    event not worth a line.
-
-    ``held`` (a spectator at an attention table): each gesture its look saw is told now only as
-    a movement (a seen one) or not at all (a glance), and kept in ``held`` to be told when the
-    hand ends. Told at once, a spectator's view would be a second pair of eyes for a player who
-    opened one beside their seat (S2 row 9: a signal "where the other team has a fair chance to
-    see it"; an unseen onlooker relaying it is no fair chance).
-
-    ``forms`` (one update for many seats): each event's JSON form by the event's identity, made
-    once for every seat that sees the very same event (each seat's ``text`` is its own)."""
-    seen = events_for(events, seat, table.pairs) if seat is not None else \
-        spectator_events_for(events, look, table.pairs)
-    out = []
-    for e in seen:
-        if forms is None:
-            d = event_to_dict(e)
-        else:
-            # Keyed by identity, and the event kept beside its form: a seat's own redacted copy
-            # (a deal showing only its hand) is freed after that seat, and a later copy may
-            # get the same id; only the very same object may share a form.
-            found = forms.get(id(e))
-            if found is None or found[0] is not e:
-                found = forms[id(e)] = (e, event_to_dict(e))
-            d = dict(found[1])
-        d["text"] = describe(table, e, seat=seat, as_seen=True)
-        if held is not None and ((e.__class__ is Gestured and e.seen_by is not None)
-                                 or e.__class__ is GestureSeen):
-            held.append(d)
-            if e.__class__ is GestureSeen:
-                continue  # its movement was told when it was made
-            e = Moved(e.t, e.seat)
-            d = event_to_dict(e)
-            d["text"] = describe(table, e, seat=seat, as_seen=True)
-        out.append(d)
-    return out
 
 
 def update_text(version: int, stamp: float | str, events_json: str, public_json: str,
@@ -167,6 +123,9 @@ class Room(Lobby):
         # orders, which must not let anyone work out the next one.
         self.rng: random.Random = secrets.SystemRandom()
         self.seq = 0
+        # The current match's timer batches (seq, table time): with the record's actions, every
+        # stored step of the match, rebuilt without keeping each step (steps(): a rescue dump).
+        self.ticks: list[tuple[int, float]] = []
         self.last_match_id: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.TimerHandle | None = None
@@ -184,6 +143,11 @@ class Room(Lobby):
         self._last_t = 0.0  # table time of the last step applied
         # The host may turn spectators off (kemps.server.limits enforces it and their number).
         self.spectators_allowed = True
+        # The referee: a person sitting as the dealer who is not playing (S2 tournament row 7),
+        # (name, token hash), or None (the table's own timers are that dealer). Kept in memory:
+        # after a restart the referee sits again.
+        self.referee: tuple[str, str] | None = None
+        self._refused_touches: list[RefusedTouch] = []  # this hand's touches of a card gone
         # The host's choice of bot speed; None: relaxed with people at the table, else each
         # level's own (see bot_speed).
         self.chosen_bot_speed: str | None = None
@@ -194,6 +158,20 @@ class Room(Lobby):
         # Many nodes: this node's fencing token for the room (0: a single node); see
         # kemps.server.nodes.
         self.fence = 0
+        # A camera table (issue 24): its seated people's video, set up through the room's socket.
+        self.camera = False
+        self.cameras = Cameras(self)
+        # A finished match restored from storage has no driver: each pair's signals at its end,
+        # from its stored steps, for the rematch to keep (an exact restart keeps them too).
+        self.restored_signals: list[tuple[str, ...]] = []
+        # Each seat's own part as last sent (legal moves, hand, signals) with its JSON: the table
+        # keeps the very same legal moves while nothing they depend on changes, so most updates
+        # reuse the text (seat_json).
+        self._seat_json: dict[int, tuple[Any, ...]] = {}
+        # Open tables (issue 32, kemps.server.tables): listed publicly at GET /api/tables.
+        self.listed = False
+        # Each seat's measured round trip (kemps.server.lag).
+        self.lag = SeatLag()
 
     @property
     def recorder(self) -> Recorder | None:
@@ -293,8 +271,16 @@ class Room(Lobby):
             "deal_at": self.deal_at,
             "now": self.now(),
             "spectators": {"allowed": self.spectators_allowed,
-                           "watching": sum(1 for c in self.conns if c.seat is None),
+                           "watching": sum(1 for c in self.conns
+                                           if c.seat is None and not c.referee),
                            "max": self.settings.max_spectators},
+            "camera": self.camera,
+            "camera_route": self.cameras.route if self.camera else None,
+            "listed": self.listed,
+            # players are told that a referee watches (and sees every hand)
+            "referee": None if self.referee is None else {
+                "name": self.referee[0],
+                "connected": any(c.referee for c in self.conns)},
         }
 
     @property
@@ -304,22 +290,114 @@ class Room(Lobby):
             return None
         return self.driver.deal_at
 
-    def state_for(self, seat: int | None) -> dict[str, Any]:
+    def state_for(self, seat: int | None, referee: bool = False) -> dict[str, Any]:
         """The full state message for a seat (or spectator): room, view and ``log``, the events
         of the current hand (between hands: the last hand and the huddle so far) as that seat may
-        see them, so a reload or a late spectator knows what happened."""
+        see them, so a reload or a late spectator knows what happened. ``referee``: the
+        referee's (seat None), with its log (:func:`referee_events_out`) and its ``referee``
+        part (:func:`kemps.views.referee_view`)."""
         out: dict[str, Any] = {"type": "state", "seat": seat, "room": self.public()}
+        if referee:
+            out["referee"] = None
         if self.driver is not None:
             table = self.driver.table
             out["view"] = view_for(table, seat).to_dict()
-            out["log"] = events_out(table, self.driver.log, seat)  # a spectator: no look yet
+            if referee:
+                out["log"] = referee_events_out(table, self.driver.log)
+                out["referee"] = self._referee_part()
+            else:
+                out["log"] = events_out(table, self.driver.log, seat)  # a spectator: no look yet
         return out
+
+    # == the referee: a dealer who is not playing (S2 tournament row 7) ============================
+    def take_referee(self, name: str) -> str:
+        """Sit a person as the table's referee, the dealer who is not playing (S2 tournament
+        row 7 "Give each table a dealer who is not playing, to sweep the cards and judge the
+        first touch. The dealer's ruling stands."); returns their secret token (shown once).
+        They say Go and sweep for the dealer (the table's timers stay as they are, should they
+        not), see every hand and gesture as it happens, and the arrival order of contested
+        touches. Every player is told a referee watches (``public()["referee"]``).
+
+        Raises:
+            ServerError: ``no_referee_seat`` (409) at a table whose dealer plays,
+                ``referee_taken`` (409), ``bad_name``, ``match_over`` (409) once finished.
+        """
+        self.require_storage()
+        if self.rules.dealer != "non_playing":
+            raise ServerError("no_referee_seat", "Only a table whose dealer does not play has a "
+                              "referee's seat (the tournament preset).", 409)
+        if self.referee is not None:
+            raise ServerError("referee_taken", "This table has a referee already.", 409)
+        if self.status in ("finished", "broken"):
+            raise ServerError("match_over", "This room's match is over.", 409)
+        name = name.strip() if isinstance(name, str) else ""
+        if not 1 <= len(name) <= 40:
+            raise ServerError("bad_name", "A name has 1 to 40 characters.")
+        token = secrets.token_urlsafe(24)
+        self.referee = (name, token_hash(token))
+        self.broadcast_room()
+        return token
+
+    def _lobby_changed(self) -> None:
+        """The lobby's hook, and: rules whose dealer plays have no referee's seat, so a referee
+        sitting is seated no more (told why, and given a spectator's state: no hand after)."""
+        if self.referee is not None and self.rules.dealer != "non_playing":
+            self.referee = None
+            for c in self.conns:
+                if c.referee:
+                    c.referee = False
+                    self.send(c, error_message("not_referee", "The rules changed to a dealer who "
+                                               "plays: there is no referee now; you are "
+                                               "watching as a spectator."))
+                    self.send(c, self.state_for(None))
+        super()._lobby_changed()
+
+    def is_referee(self, token: str | None) -> bool:
+        """Whether ``token`` is the referee's."""
+        return bool(token) and self.referee is not None and hmac.compare_digest(
+            self.referee[1], token_hash(str(token)))
+
+    def referee_act(self, data: dict[str, Any],
+                    ack: tuple[Connection, Any] | None = None) -> list[Event]:
+        """The referee acts for the dealer who is not playing: ``{"type": "go"}`` or
+        ``{"type": "stall"}`` (sweep the middle now), as the table's own dealer would.
+
+        Raises:
+            Rejected: ``not_dealer`` for any other action; the engine's rejection (``hand_over``,
+                ``bad_action``...). ServerError: ``not_playing``, ``storage_unavailable``.
+        """
+        if self.status != "playing" or self.driver is None:
+            raise ServerError("not_playing", "No match is being played in this room.")
+        self.require_storage()
+        if data.get("type") not in ("go", "stall") or set(data) != {"type"}:
+            raise Rejected("not_dealer", "The referee says Go and sweeps the middle; the "
+                           "players play.")
+        return self._act(None, action_from_dict({"type": data["type"], "seat": None}), ack)
+
+    def _referee_part(self) -> dict[str, Any]:
+        driver = self.driver
+        assert driver is not None
+        return referee_view(driver.table, driver.log, self._refused_touches).to_dict()
+
+    def _tell_referee(self) -> None:
+        """A touch refused: the referee's contested touches changed; told at once."""
+        driver = self.driver
+        if driver is None:
+            return
+        table = driver.table
+        view = view_for(table, None)
+        for c in self.conns:
+            if c.referee:
+                self.send(c, {"type": "update", "version": view.version,
+                              "server_time": self.clock(), "events": [],
+                              "view": view.to_dict(), "referee": self._referee_part()})
 
     def broadcast_room(self) -> None:
         """Send everyone the room's public state."""
         message = json.dumps({"type": "room", "room": self.public()})
         for c in self.conns:
             self.send(c, message)
+        self.cameras.prune()  # seats or connections changed: the video follows
 
     def attach(self, conn: Connection) -> None:
         """A client connected: it gets the full current state. A seated person who was away is
@@ -330,7 +408,8 @@ class Room(Lobby):
                        "message": STORAGE_WAIT_MESSAGES["storage_unavailable"]})
         if conn.seat is not None:
             self._back(conn.seat)
-        self.send(conn, self.state_for(conn.seat))
+        self.send(conn, self.state_for(conn.seat, conn.referee))
+        self.cameras.welcome(conn)
         self.broadcast_room()
 
     def detach(self, conn: Connection) -> None:
@@ -464,7 +543,9 @@ class Room(Lobby):
         self.epoch = self.clock()
         self._last_t = 0.0
         self.seq = 0
-        previous = self.driver
+        self.ticks = []
+        kept = list(self.driver.table.signals) if self.driver is not None and \
+            self.driver.rules.pairs == self.rules.pairs else self.restored_signals
         for s in self.seats:
             s.ready = False
         self._stop_away()
@@ -473,22 +554,21 @@ class Room(Lobby):
             self.send(c, self.state_for(c.seat))
         now = self.now()
         self.driver.start(now)
-        if previous is not None:
-            self._keep_signals(previous, now)
+        self._keep_signals(kept, now)
         self._save_room()  # the first deal's time
         for seat in range(len(self.seats)):
             self._watch_away(seat)
         self._arm()
         self.broadcast_room()
 
-    def _keep_signals(self, previous: MatchDriver, now: float) -> None:
-        """A rematch starts with the signals each pair had at the end of the last match (agreed
-        again by the pair's first seat, in the record like any agreement); the huddle can change
-        them."""
+    def _keep_signals(self, kept: list[tuple[str, ...]], now: float) -> None:
+        """A rematch starts with the signals each pair had at the end of the last match
+        (``kept``, one per pair; agreed again by the pair's first seat, in the record like any
+        agreement); the huddle can change them."""
         driver = self.driver
-        if driver is None or previous.rules.pairs != self.rules.pairs:
+        if driver is None or len(kept) != self.rules.pairs:
             return
-        for pair, signals in enumerate(previous.table.signals):
+        for pair, signals in enumerate(kept):
             if not signals:
                 continue
             try:
@@ -538,6 +618,9 @@ class Room(Lobby):
         self.require_storage()
         if data.get("type") in ("deal", "table_talk"):
             raise Rejected("bad_action", "Only the table deals and rules on table talk.")
+        if "seat" in data:  # refused like any field an action does not have: never guessed at
+            raise Rejected("bad_action", "An action has no field 'seat': the server acts for "
+                           "the seat of your token.")
         if "as_dealer" in data:
             # A dealer who is not playing (S2 tournament row 7) is the table itself; the host may
             # act for it, to say Go or to sweep the middle now.
@@ -576,6 +659,11 @@ class Room(Lobby):
         except Rejected as err:
             if isinstance(action, Call) and seat is not None:
                 self._late_call(action, err.code, now)
+            elif (err.code == "card_gone" and isinstance(action, Swap | Grab) and seat is not None
+                  and len(self._refused_touches) < REFUSED_TOUCHES_KEPT):
+                # a touch that arrived after another's: the referee judges the first touch
+                self._refused_touches.append((max(now, driver.table.clock), seat, action.take))
+                self._tell_referee()
             raise
         self._publish(step, ack)
         self._arm()
@@ -647,6 +735,7 @@ class Room(Lobby):
             self.send(ack[0], {"type": "ok", "id": ack[1]})
         self._broadcast(step.events)
         if isinstance(step.action, Deal):
+            self._refused_touches = []
             for s in self.seats:
                 s.ready = False
             self._save_room()  # ready flags cleared, no deal pending
@@ -658,26 +747,51 @@ class Room(Lobby):
             self.broadcast_room()
 
     def _broadcast(self, events: list[Event]) -> None:
+        """Send every connection its ``update``: the view's public part encoded once, each
+        event's public form encoded once for every seat that sees it (:func:`events_json`), and
+        each seat's own part (:func:`seat_json`: its text reused while unchanged;
+        the views' public fields worked out once, :func:`kemps.views.public_fields`);
+        seats and spectators that see the very same message share its text."""
         driver = self.driver
         assert driver is not None
         table = driver.table
         cache: dict[tuple[int | None, LookAt | None], tuple[str, list[dict[str, Any]]]] = {}
         stamp = json.dumps(self.clock())
-        public: str | None = None  # the view's public part, the same for every seat: once
-        forms: dict[int, tuple[Event, dict[str, Any]]] = {}  # each event's JSON form: once
+        publics: dict[int, str] = {}  # the view's public part by its version: once each
+        pairs = table.pairs
+        hidden = private_step(events, pairs)  # a pair's private huddle: only that pair is told
+        referee_text: str | None = None
+        forms: dict[int, tuple[Event, str | None]] = {}  # each event's JSON text: once
+        held_forms: dict[int, tuple[Event, dict[str, Any]]] = {}  # the same as dicts (spectators)
+        fields = public_fields(table)  # the views' public fields, shared by every seat's view
         holding = table.rules.attention  # spectators' sights wait for the hand's end
         ended = any(e.__class__ is HandEnded for e in events)
         for c in self.conns:
+            if hidden is not None and (c.seat is None or c.seat % pairs != hidden):
+                continue  # nothing at all: not even that something happened
+            if c.referee:  # every hand and gesture as it happens (kemps.views.referee_view)
+                if referee_text is None:
+                    view = view_for(table, None, fields)
+                    referee_text = json.dumps({
+                        "type": "update", "version": view.version, "server_time": self.clock(),
+                        "events": referee_events_out(table, events), "view": view.to_dict(),
+                        "referee": self._referee_part()})
+                self.send(c, referee_text)
+                continue
             key = (c.seat, c.look if c.seat is None else None)
             found = cache.get(key)
             if found is None:
-                view = view_for(table, c.seat)  # each seat's view, as ever: the one road
+                view = view_for(table, c.seat, fields)  # each seat's view: the one road
+                public = publics.get(view.version)
                 if public is None:
-                    public = json.dumps(view.public_dict())
+                    public = publics[view.version] = json.dumps(view.public_dict())
                 held: list[dict[str, Any]] = []
-                text = update_text(table.version, stamp, json.dumps(events_out(
-                    table, events, c.seat, key[1], held if holding and c.seat is None else None,
-                    forms)), public, json.dumps(view.seat_dict()))
+                if holding and c.seat is None:
+                    told = json.dumps(events_out(table, events, None, key[1], held, held_forms))
+                else:
+                    told = events_json(table, events, c.seat, key[1], forms)
+                text = update_text(view.version, stamp, told, public,
+                                   seat_json(view, self._seat_json))
                 found = cache[key] = (text, held)
             self.send(c, found[0])
             if c.seat is None and holding:
@@ -692,8 +806,9 @@ class Room(Lobby):
             return
         table = self.driver.table
         sights, conn.held_sights = conn.held_sights, []
-        self.send(conn, {"type": "update", "version": table.version, "server_time": self.clock(),
-                         "events": sights, "view": view_for(table, None).to_dict()})
+        view = view_for(table, None)
+        self.send(conn, {"type": "update", "version": view.version, "server_time": self.clock(),
+                         "events": sights, "view": view.to_dict()})
 
     def spectator_look(self, conn: Connection, at: object, ref: int | None = None) -> None:
         """A spectator changes its own look (attention tables): seen by no one else, so that a
@@ -714,10 +829,11 @@ class Room(Lobby):
         if ref is not None:
             self.send(conn, {"type": "ok", "id": ref})
         glance = spectator_glance(table, conn.look, now)
-        self.send(conn, {"type": "update", "version": table.version,
+        view = view_for(table, None)
+        self.send(conn, {"type": "update", "version": view.version,
                          "server_time": self.clock(),
                          "events": events_out(table, glance, None, conn.look, conn.held_sights),
-                         "view": view_for(table, None).to_dict()})
+                         "view": view.to_dict()})
 
     def _finish(self) -> None:
         driver = self.driver
@@ -725,10 +841,9 @@ class Room(Lobby):
         self.status = "finished"
         self._disarm()
         self._stop_away()
-        rec = driver.recorder
-        rec.record.end = self.now()
-        summary = match_summary(rec.table, [])
-        summary["hands"] = self._hand_results()
+        driver.recorder.record.end = self.now()
+        row = self.finished_row()
+        summary = row["summary"]
 
         def saved(match_id: int) -> None:  # committed: now the match's end may be reported
             self.last_match_id = match_id
@@ -738,10 +853,24 @@ class Room(Lobby):
                 self.on_finished(self, summary)
 
         self._save_room()
-        self.writer.match({"room_code": self.code, "match_no": self.match_no,
-                           "rules": self.rules.to_dict(), "names": list(rec.table.names),
-                           "summary": summary, "record": rec.record.to_dict()}, saved)
+        self.writer.match(row, saved)
         self.broadcast_room()
+
+    def finished_row(self) -> dict[str, Any]:
+        """The finished match as its ``matches`` row: ``{"room_code", "match_no", "rules",
+        "names", "summary", "record"}``."""
+        assert self.driver is not None
+        rec = self.driver.recorder
+        summary = match_summary(rec.table, [])
+        summary["hands"] = self._hand_results()
+        # who sat, for the ratings (kemps.server.ratings): a person's public player id (None: a
+        # guest), a bot's level as bot:LEVEL
+        summary["players"] = [s.player if s.kind == "human" else
+                              f"bot:{s.level}" if s.kind == "bot" and s.level else None
+                              for s in self.seats]
+        return {"room_code": self.code, "match_no": self.match_no,
+                "rules": self.rules.to_dict(), "names": list(rec.table.names),
+                "summary": summary, "record": rec.record.to_dict()}
 
     def _hand_results(self) -> list[dict[str, Any]]:
         assert self.driver is not None
@@ -760,7 +889,7 @@ class Room(Lobby):
                 "match_no": self.match_no, "first_dealer": self.first_dealer,
                 "epoch": self.epoch, "table_time": self.now(), "deal_at": self.deal_at,
                 "last_match_id": self.last_match_id, "spectators": self.spectators_allowed,
-                "archived_at": None, "fence": self.fence}
+                "archived_at": None, "fence": self.fence, "camera": self.camera}
 
     def _save_room(self) -> None:
         if self.status == "broken":  # its stored row stays as it was, for the operator
@@ -770,7 +899,29 @@ class Room(Lobby):
     def _record(self, kind: str, t: float, payload: dict[str, Any] | None) -> None:
         self._ticket = self.writer.entry(self.code, self.match_no, self.seq, t, kind, payload,
                                          self._release)
+        if kind == "tick":
+            self.ticks.append((self.seq, t))
         self.seq += 1
+
+    def steps(self) -> list[dict[str, Any]]:
+        """Every step of the current match as storage keeps it (``{"match_no", "seq", "t",
+        "kind", "payload"}``, in order), rebuilt from the table's record and the timer batches:
+        what a rescue dump saves when the database is gone (:mod:`kemps.server.rescue`)."""
+        driver = self.driver
+        if driver is None or self.match_no < 1:
+            return []
+        actions = iter(driver.recorder.record.actions)
+        ticks = dict(self.ticks)
+        out: list[dict[str, Any]] = []
+        for seq in range(self.seq):
+            if seq in ticks:
+                out.append({"match_no": self.match_no, "seq": seq, "t": ticks[seq],
+                            "kind": "tick", "payload": None})
+            else:
+                t, action = next(actions)
+                out.append({"match_no": self.match_no, "seq": seq, "t": t, "kind": "action",
+                            "payload": action_to_dict(action)})
+        return out
 
     @classmethod
     def restore(cls, row: dict[str, Any], entries: list[Any], settings: Settings,
@@ -793,6 +944,7 @@ class Room(Lobby):
         room.first_dealer = row["first_dealer"]
         room.last_match_id = row.get("last_match_id")
         room.spectators_allowed = bool(row.get("spectators", True))
+        room.camera = bool(row.get("camera", False))
         if room.status == "playing":
             driver = room._new_driver()
             last = 0.0
@@ -801,6 +953,8 @@ class Room(Lobby):
                     raise RecordError("bad_record", f"Record step {i} of match {room.match_no} "
                                       f"is missing (the next stored step is {e.seq}).")
                 driver.replay_step(e.t, None if e.kind == "tick" else action_from_dict(e.payload))
+                if e.kind == "tick":
+                    room.ticks.append((i, e.t))
                 last = max(last, e.t)
             room.driver = driver
             room.seq = len(entries)
@@ -813,6 +967,15 @@ class Room(Lobby):
                 driver.ready = {i for i, s in enumerate(room.seats) if s.ready}
         else:
             room.epoch = row["epoch"]
+            if room.status == "finished":  # the steps of the match that finished
+                kept: list[tuple[str, ...]] = [()] * rules.pairs
+                for e in entries:
+                    payload = e.payload if e.kind != "tick" else None
+                    if isinstance(payload, dict) and payload.get("type") == "agree_signals":
+                        agreed = action_from_dict(payload)
+                        if isinstance(agreed, AgreeSignals):
+                            kept[agreed.seat % rules.pairs] = tuple(agreed.signals)
+                room.restored_signals = kept
         return room
 
     @classmethod
@@ -833,6 +996,7 @@ class Room(Lobby):
         room.match_no = row.get("match_no", 0)
         room.last_match_id = row.get("last_match_id")
         room.host_seat = row.get("host_seat", 0)
+        room.camera = bool(row.get("camera", False))
         seats = row.get("seats") or []
         room.seats = [Seat.from_row({**s, "ready": False}) for s in seats
                       if isinstance(s, dict)] or room.seats
@@ -862,6 +1026,7 @@ class Room(Lobby):
     def close(self) -> None:
         """Cancel the timers and close every connection (server shutdown)."""
         self._disarm()
+        self.cameras.close()
         for timer in self._away.values():
             timer.cancel()
         self._away = {}

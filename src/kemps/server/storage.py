@@ -37,6 +37,7 @@ from sqlalchemy import (
     bindparam,
     delete,
     event,
+    false,
     insert,
     select,
     true,
@@ -91,6 +92,8 @@ class RoomRow(Base):
     # Many nodes (kemps.server.nodes): the highest fencing token a node has claimed this room
     # with; only a node holding at least this token may write the room (0: a single node).
     fence: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # A camera table (issue 24, kemps.server.signalling): its seated people play on video.
+    camera: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class EntryRow(Base):
@@ -168,8 +171,13 @@ class SqliteBatchWriter:
         self.path = path
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kemps-sqlite")
         self._db: sqlite3.Connection | None = None
-        self._file: tuple[int, int] | None = None  # the file the connection has open
+        # The file this writer writes to, for its whole life: a file put in its place is never
+        # written (kemps.server.rescue: the server must be started again on it, on purpose).
+        self._file: tuple[int, int] | None = None
         self._upserts: dict[tuple[str, ...], str] = {}
+        self.vanished = False  # the database file was found deleted or replaced
+        self.rescued: Path | None = None  # where the vanished database was copied
+        self.rescue_folder: Path | None = None  # where to copy it (None: rescue.rescue_dir)
 
     def _room_upsert(self, keys: tuple[str, ...]) -> str:
         """The room rows' upsert for these columns, written once per set of columns."""
@@ -192,20 +200,36 @@ class SqliteBatchWriter:
     def _check_file(self) -> None:
         """A database file deleted (or replaced) under the running server would take every
         commit to a file nobody will read again, acknowledged all the same: fail the batch
-        instead, so the tables pause (and stay paused until the file is back)."""
-        if self._identity() != self._file:
-            db, self._db = self._db, None
-            if db is not None:
-                with contextlib.suppress(sqlite3.Error):
-                    db.close()
-            raise sqlite3.OperationalError("the database file was replaced")
+        instead, so the tables pause (and stay paused: the server must be started again, which
+        says what to do). The first time, what the open connection still reads of the vanished
+        file (every committed step) is copied aside (:func:`kemps.server.rescue.sqlite_backup`).
+        """
+        try:
+            same = self._identity() == self._file
+        except sqlite3.OperationalError:
+            same = False
+        if same:
+            return
+        db, self._db = self._db, None
+        if db is not None:
+            if not self.vanished:
+                from kemps.server.rescue import rescue_dir, sqlite_backup
+
+                self.rescued = sqlite_backup(db, self.path, self.rescue_folder or rescue_dir(
+                    f"sqlite:///{self.path}"))
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+        self.vanished = True
+        raise sqlite3.OperationalError("the database file is gone or was replaced under the "
+                                       "running server")
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
             # mode=rw: never make a new, empty database where the file was (see _check_file)
             db = sqlite3.connect(f"{Path(self.path).absolute().as_uri()}?mode=rw", uri=True,
                                  timeout=SQLITE_BUSY_S, isolation_level=None)
-            self._file = self._identity()
+            if self._file is None:
+                self._file = self._identity()
             _sqlite_pragmas(db, None)
             # Appending rows needs few pages: a small page cache keeps the memory it takes
             # from growing with the database (the default is up to 2 MB).
@@ -222,6 +246,9 @@ class SqliteBatchWriter:
 
     def _write(self, rooms: list[dict[str, Any]], entries: list[dict[str, Any]],
                clocks: dict[str, float], matches: list[dict[str, Any]]) -> list[int]:
+        if self.vanished:
+            raise sqlite3.OperationalError("the database file is gone or was replaced under "
+                                           "the running server")
         db = self._connection()
         self._check_file()
         try:
@@ -312,11 +339,32 @@ class Storage:
         file = _sqlite_file(url)
         self.batches = SqliteBatchWriter(file) if file is not None else None
         self._statements: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self.database_id: int | None = None  # a SQLite database's id (kemps.server.rescue)
 
-    async def start(self) -> None:
-        """Create or upgrade the schema (Alembic ``upgrade head``)."""
+    @property
+    def sqlite_path(self) -> str | None:
+        """The SQLite file of this database, or None (another database)."""
+        return self.batches.path if self.batches is not None else None
+
+    async def start(self, check: bool = False, accept: bool = False) -> None:
+        """Create or upgrade the schema (Alembic ``upgrade head``).
+
+        ``check`` (the server's start): a SQLite database that is gone or not the one this
+        server used is refused, unless ``accept`` (:func:`kemps.server.rescue.check_database`);
+        once migrated it is stamped with its id.
+
+        Raises:
+            DatabaseRefused: ``database_gone``, ``database_replaced`` (nothing made or changed).
+        """
+        from kemps.server import rescue
+
+        path = self.sqlite_path
+        if check:
+            rescue.check_database(path, accept)
         async with self.engine.begin() as conn:
             await conn.run_sync(_upgrade, self.url)
+        if check and path is not None:
+            self.database_id = await asyncio.to_thread(rescue.stamp, path)
 
     async def close(self) -> None:
         """Release connections."""
@@ -343,6 +391,14 @@ class Storage:
                 await conn.execute(update(rooms_t).where(rooms_t.c.code == code)
                                    .values(fence=fence))
         return True
+
+    async def fence(self, code: str) -> int:
+        """The room's stored fencing token (0: none, or no such room)."""
+        rooms_t: Any = RoomRow.__table__
+        async with self.engine.connect() as conn:
+            found = (await conn.execute(select(rooms_t.c.fence).where(
+                rooms_t.c.code == code))).scalar()
+        return int(found or 0)
 
     async def _fenced(self, conn: Any, codes: set[str], fences: dict[str, int]) -> set[str]:
         """The rooms among ``codes`` whose stored fencing token is higher than this node's (rows

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from kemps.errors import ScoreError
+from kemps.json_input import JSONInputError, parse_json
 from kemps.tournament.model import Tournament
 
 
@@ -22,10 +23,9 @@ def load(path: str | Path) -> Tournament:
     except (OSError, UnicodeDecodeError) as err:
         raise ScoreError("bad_file", f"Cannot read {path}: {err}.") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ScoreError("bad_file", f"{path} is not valid JSON (line {err.lineno}): "
-                         f"{err.msg}.") from None
+        data = parse_json(text)
+    except JSONInputError as err:  # not JSON, or a key given twice in one object
+        raise ScoreError("bad_file", f"{path}: {err.message}") from None
     return Tournament.from_dict(data)
 
 

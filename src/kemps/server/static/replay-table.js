@@ -1,9 +1,11 @@
-// Kemps replay: the table drawn like live play (the felt, the seats round an oval, the middle),
-// with every hand face up. An ES module on its own so that the live page's table module can take
-// its place once it is one (the markup and classes are the live page's: static/style.css).
+// Kemps replay: the table drawn as in live play (the felt, the live table's seats and people,
+// their looks and gestures, the middle), with every hand face up (the markup and classes are the
+// live page's: static/style.css, static/people.css, js/seats.js, js/people.js).
 
 import { $, h } from "./js/dom.js";
 import { SUIT, parseCard } from "./js/cards.js";
+import { holdGesture, updatePeople } from "./js/people.js";
+import { buildSeats, setNear } from "./js/seats.js";
 
 export { $, h, parseCard };  // replay.js takes them from here, as before
 
@@ -16,40 +18,16 @@ export function cardFace(text, extra = "", zone = "") {
   h("span", { class: "corner low", "aria-hidden": "true" }, h("b", { text: c.rank }), h("i", { text: SUIT[c.suit] })));
 }
 
-// Seat positions as on the live table: seat 0 at the bottom, then clockwise, partners across.
-function seatPos(seat, n, narrow) {
-  if (narrow) {
-    if (seat === 0) return { x: 50, y: 90 };
-    const a = Math.PI + ((seat - 1) * Math.PI) / (n - 2);
-    return n > 4 ? { x: 50 + 37 * Math.cos(a), y: 45 + 36 * Math.sin(a) }
-      : { x: 50 + 34 * Math.cos(a), y: 40 + 29 * Math.sin(a) };
-  }
-  const a = Math.PI / 2 + (seat * 2 * Math.PI) / n;
-  return { x: 50 + 41 * Math.cos(a), y: 50 + 38 * Math.sin(a) };
-}
-
-// Draw the table into `felt` (an element holding #seats, #middle, #stock, #center-note).
-// `scene`: {names, pairs, state (a replay state), last: {seat: text}, bubbles: {seat: {text,
-// kind}}, note}. Every hand is shown face up: the match is over.
-export function drawTable(felt, scene, narrow) {
-  const { names, pairs, state } = scene;
+// Draw the table into `felt` (an element holding #seats, #middle, #stock, #center-note), with
+// the live table's seats and people (js/seats.js, js/people.js). `scene`: {names, pairs, state (a
+// replay state), last: {seat: text}, bubbles: {seat: {text, kind}}, gestures: {seat: {gesture,
+// ms}} (a gesture under way, `ms` into it), near (the seat drawn large), note}. Every hand is
+// shown face up: the match is over.
+export function drawTable(felt, scene, narrow, wire = null) {
+  const { names, state } = scene;
   const n = names.length;
   const seatsEl = felt.querySelector("#seats");
-  if (seatsEl.dataset.layout !== `${n}:${narrow}`) {
-    seatsEl.dataset.layout = `${n}:${narrow}`;
-    seatsEl.innerHTML = "";
-    for (let s = 0; s < n; s++) {
-      const pos = seatPos(s, n, narrow);
-      const side = s === 0 ? "bottom" : pos.y < 25 ? "top" : pos.x < 50 ? "left" : "right";
-      seatsEl.append(h("div", { class: `seat pair-${s % pairs} side-${side}`, "data-seat": s,
-        style: `left:${pos.x}%;top:${pos.y}%` },
-      h("div", { class: "plate" }, h("span", { class: "dot", "aria-hidden": "true" }), h("span", { class: "seat-name" })),
-      h("div", { class: "tags" }),
-      h("div", { class: "seat-cards revealed" }),
-      h("div", { class: "last" }),
-      h("div", { class: "bubble", role: "status" })));
-    }
-  }
+  buildSeats(seatsEl, felt, { n, bottom: 0, narrow, wire });
   const inHand = state.phase === "dealt" || state.phase === "play";
   for (const el of seatsEl.children) {
     const s = Number(el.dataset.seat);
@@ -58,9 +36,14 @@ export function drawTable(felt, scene, narrow) {
     if (s === state.dealer) tags.push("dealer");
     if (state.holding.includes(s)) tags.push("holding five");
     const tagEl = el.querySelector(".tags");
-    tagEl.replaceChildren(...tags.map((t) => h("span", { class: `tag tag-${t.replace(/ /g, "-")}`, text: t })));
+    const tagKey = tags.join(",");
+    if (tagEl.dataset.key !== tagKey) {
+      tagEl.dataset.key = tagKey;
+      tagEl.replaceChildren(...tags.map((t) => h("span", { class: `tag tag-${t.replace(/ /g, "-")}`, text: t })));
+    }
     el.classList.toggle("dealer", s === state.dealer);
     const cards = el.querySelector(".seat-cards");
+    cards.classList.add("revealed");
     const hand = state.hands[s] || [];
     const key = hand.join(",");
     if (cards.dataset.key !== key) {
@@ -68,12 +51,18 @@ export function drawTable(felt, scene, narrow) {
       cards.replaceChildren(...hand.map((c) => cardFace(c, "mini", "seat")));
       cards.setAttribute("aria-label", `${names[s]} holds ${hand.map((c) => parseCard(c).name).join(", ")}`);
     }
-    el.querySelector(".last").textContent = scene.last[s] || "";
+    const last = scene.last[s] || "";
+    if (el.querySelector(".last").textContent !== last) el.querySelector(".last").textContent = last;
     const b = el.querySelector(".bubble");
     const bubble = scene.bubbles[s];
-    b.textContent = bubble ? bubble.text : "";
-    b.className = `bubble ${bubble ? `show ${bubble.kind}` : ""}`;
+    const text = bubble ? bubble.text : "", cls = `bubble ${bubble ? `show ${bubble.kind}` : ""}`;
+    if (b.textContent !== text) b.textContent = text;
+    if (b.className !== cls) b.className = cls;
+    const g = scene.gestures[s];
+    holdGesture(s, g ? g.gesture : null, g ? g.ms : 0);
   }
+  setNear(seatsEl, scene.near);
+  updatePeople(state.looks && state.looks.length ? state.looks : null);
   const mid = felt.querySelector("#middle");
   const mkey = state.middle.map(String).join(",") + state.middle_face_down;
   if (mid.dataset.key !== mkey) {

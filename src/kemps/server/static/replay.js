@@ -3,9 +3,15 @@
 // timeline with markers for signals, calls, sweeps and deals, a link to the moment shown
 // (`#t=41.2`: table seconds; `?hand=2&t=3.5`: seconds into hand 2), the tell of each call and the
 // match's signal figures (the numbers `kemps replay --stats --json` gives on the same record).
+// In a shared room (`/together/CODE`, static/together.js) the driver's moves go to everyone and a
+// follower's page mirrors the driver's: `R.hook` hears every change of the moment shown, and
+// `R.locked` (a follower) keeps the controls from moving it.
 import { $, h, drawTable, parseCard } from "./replay-table.js";
+import { joinTogether, offerTogether } from "./together.js";
 
-const R = { data: null, gestures: {}, T: 0, idx: -1, playing: false, speed: 1, last: 0, drawn: null };
+const R = { data: null, gestures: {}, T: 0, idx: -1, playing: false, speed: 1, last: 0, drawn: null, near: null, hook: null, locked: false };
+const changed = () => { if (R.hook) R.hook(); };
+const GESTURE_S = 1.0; // a gesture plays on the person for this long (kemps.gestures.GESTURE_S)
 const narrow = window.matchMedia("(max-width: 600px)");
 const BUBBLE_S = 1.6; // table seconds a gesture or call stays in its seat's bubble
 
@@ -35,6 +41,7 @@ function seek(t, idx = null) {
   R.T = Math.max(0, Math.min(t, R.data.end));
   R.idx = idx === null ? idxAt(R.T) : idx;
   render();
+  changed();
 }
 function step(by) {
   const n = R.data.events.length;
@@ -51,6 +58,20 @@ function setPlaying(on) {
   R.playing = on;
   R.last = performance.now();
   render();
+  changed();
+}
+// Where a shared room's driver is (together.js): the page goes there, playing on from there
+// at the driver's speed (a follower's index is the driver's when its replay has that event at
+// that time, else the last event at or before the time: a pair's choice may differ by then).
+function follow(p) {
+  const ev = R.data.events;
+  R.T = Math.max(0, Math.min(p.t, R.data.end));
+  R.idx = p.idx >= -1 && p.idx < ev.length && (p.idx < 0 || ev[p.idx].t <= R.T + 1e-6) ? p.idx : idxAt(R.T);
+  R.playing = p.playing;
+  R.speed = p.speed;
+  $("speed").value = String(p.speed);
+  R.last = performance.now();
+  render();
 }
 
 function frame(now) {
@@ -58,7 +79,7 @@ function frame(now) {
     R.T = Math.min(R.data.end, R.T + ((now - R.last) / 1000) * R.speed);
     const idx = idxAt(R.T);
     R.idx = Math.max(idx, R.idx);
-    if (R.T >= R.data.end) { R.playing = false; R.idx = R.data.events.length - 1; }
+    if (R.T >= R.data.end) { R.playing = false; R.idx = R.data.events.length - 1; if (!R.locked) changed(); }
     render();
   }
   R.last = now;
@@ -69,7 +90,7 @@ function frame(now) {
 function scene() {
   const d = R.data, ev = d.events, cur = current();
   const state = d.states[cur ? cur.s : 0];
-  const last = {}, bubbles = {};
+  const last = {}, bubbles = {}, gestures = {};
   const hand = handNow();
   for (let i = R.idx; i >= 0 && ev[i].hand === hand; i--) {
     const e = ev[i];
@@ -78,6 +99,8 @@ function scene() {
       last[e.seat] = e.type === "swapped" ? `took ${cardsShort(e.took)}, gave ${cardsShort(e.gave)}`
         : e.type === "grabbed" ? `picked up ${cardsShort(e.took)}` : `threw ${cardsShort(e.gave)}`;
     }
+    if (gestures[e.seat] === undefined && e.type === "gestured" && R.T - e.t < GESTURE_S)
+      gestures[e.seat] = { gesture: e.gesture, ms: Math.round((R.T - e.t) * 1000) };
     if (bubbles[e.seat] === undefined && R.T - e.t <= BUBBLE_S) {
       if (e.type === "gestured") bubbles[e.seat] = { text: label(e.gesture) + (e.signal ? " · signal" : ""), kind: e.signal ? "signal" : e.heard ? "heard" : "" };
       else if (e.type === "called") bubbles[e.seat] = { text: `${callWord(e.kind)}!`, kind: "call" };
@@ -87,13 +110,21 @@ function scene() {
   if (state.phase === "huddle") note = state.hand_no === 0 ? "Before the first deal" : "Between hands";
   else if (state.phase === "over") note = "Match over";
   else if (cur && cur.type === "call_judged") note = cur.right ? "Right!" : "Wrong!";
-  return { names: d.names, pairs: d.pairs, state, last, bubbles, note };
+  // The player drawn large: the one you pointed at (a click on a person), else the one across.
+  const near = R.near !== null ? R.near : d.names.length / 2;
+  return { names: d.names, pairs: d.pairs, state, last, bubbles, gestures, near, note };
 }
 
 function render() {
   const d = R.data, cur = current();
   const sc = scene();
-  drawTable($("felt"), sc, narrow.matches);
+  drawTable($("felt"), sc, narrow.matches, (el, s) => {
+    for (const part of [el.querySelector(".person-box"), el.querySelector(".plate")]) {
+      part.classList.add("lookable");
+      part.title = `Watch ${d.names[s]} (drawn large)`;
+      part.addEventListener("click", () => { R.near = s; render(); });
+    }
+  });
   const hand = handNow();
   $("clock").textContent = `${fmt(R.T)} / ${fmt(d.end)}`;
   $("scrub").value = String(R.T);
@@ -217,12 +248,12 @@ function buildTimeline() {
   const marks = d.hands.map((x) => ({ t: x.t, kind: "hand", i: x.first, title: `Hand ${x.hand}: ${x.dealer === null ? "the dealer" : d.names[x.dealer]} deals` }))
     .concat(d.markers.map((m) => ({ ...m, title: `${fmt(m.t)}: ${d.events[m.i].text || m.kind}` })));
   $("markers").replaceChildren(...marks.map((m) => h("span", { class: `mk ${m.kind}`, "data-kind": m.kind, "data-i": m.i, title: m.title,
-    style: `left:${(100 * m.t) / end}%`, onclick: () => { R.playing = false; seek(m.t, m.i); } })));
+    style: `left:${(100 * m.t) / end}%`, onclick: () => { if (R.locked) return; R.playing = false; seek(m.t, m.i); } })));
   const scrub = $("scrub");
   scrub.max = String(end);
-  scrub.addEventListener("input", () => seek(Number(scrub.value)));
+  scrub.addEventListener("input", () => { if (!R.locked) seek(Number(scrub.value)); });
   $("hand").replaceChildren(...d.hands.map((x) => h("option", { value: x.hand, text: `${x.hand} (${x.dealer === null ? "the dealer" : d.names[x.dealer]} deals)` })));
-  $("hand").addEventListener("change", () => { R.playing = false; seekHand(Number($("hand").value)); });
+  $("hand").addEventListener("change", () => { if (R.locked) return; R.playing = false; seekHand(Number($("hand").value)); });
 }
 
 function openAt() {
@@ -235,12 +266,20 @@ function openAt() {
     if (Number.isFinite(t) && (q.has("t") || hs.has("t"))) seek(hd.t + t);
     else seek(hd.t, hd.first);
   } else if (Number.isFinite(t) && (q.has("t") || hs.has("t"))) seek(t);
+  else if (R.data.hands.length) seekHand(R.data.hands[0].hand); // the first deal
   else seek(0, -1);
 }
 
 async function boot() {
-  const m = location.pathname.match(/\/replay\/(\d+)/);
+  let m = location.pathname.match(/\/replay\/(\d+)/);
+  const shared = location.pathname.match(/\/together\/([A-Za-z0-9]{1,16})$/);
   const status = $("status");
+  let room = null;
+  if (shared) {
+    status.textContent = "Joining the shared replay…";
+    try { room = await joinTogether(shared[1]); } catch (e) { status.textContent = e.message; return; }
+    m = [null, String(room.match_id)];
+  }
   if (!m) { status.textContent = "No match named in the address (/replay/ID)."; return; }
   try {
     const [res, presets] = await Promise.all([fetch(`/api/replays/${m[1]}`), fetch("/api/presets").catch(() => null)]);
@@ -260,17 +299,18 @@ async function boot() {
   $("replay").hidden = false;
   buildTimeline();
   renderStats();
-  $("play").addEventListener("click", () => setPlaying(!R.playing));
-  $("back").addEventListener("click", () => step(-1));
-  $("fwd").addEventListener("click", () => step(1));
-  $("speed").addEventListener("change", () => { R.speed = Number($("speed").value); });
+  $("play").addEventListener("click", () => { if (!R.locked) setPlaying(!R.playing); });
+  $("back").addEventListener("click", () => { if (!R.locked) step(-1); });
+  $("fwd").addEventListener("click", () => { if (!R.locked) step(1); });
+  $("speed").addEventListener("change", () => { if (R.locked) return; R.speed = Number($("speed").value); changed(); });
   document.addEventListener("keydown", (ev) => {
-    if (ev.target.closest && ev.target.closest("select, input")) return;
+    if (R.locked || (ev.target.closest && ev.target.closest("select, input, textarea"))) return;
     if (ev.key === " ") { ev.preventDefault(); setPlaying(!R.playing); } else if (ev.key === "ArrowRight") step(1); else if (ev.key === "ArrowLeft") step(-1);
   });
-  window.addEventListener("hashchange", openAt);
+  window.addEventListener("hashchange", () => { if (!R.locked) openAt(); });
   narrow.addEventListener("change", () => render());
-  openAt();
+  if (room) room.attach({ R, openAt, follow, seek, render });
+  else { openAt(); offerTogether(d.id); }
   requestAnimationFrame(frame);
 }
 

@@ -25,6 +25,7 @@ async function create(ev) {
   if ($("t-name").value.trim()) body.name = $("t-name").value.trim();
   if ($("t-tables").value) body.tables = Number($("t-tables").value);
   if ($("t-seed").value) body.seed = Number($("t-seed").value);
+  if ($("t-rating").checked) body.seed_by_rating = true;
   try { show(await api("POST", "/api/desk/tournaments", body)); } catch (e) { toast(e.message); }
 }
 

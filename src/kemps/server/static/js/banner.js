@@ -4,16 +4,20 @@ import { cardFace, cardName } from "./cards.js";
 import { $, h } from "./dom.js";
 
 let timer = null;
+let until = 0; // when the banner goes (performance.now() ms)
 function box() { return $("banner"); }
 function keep(ms = 7000) {
   clearTimeout(timer);
+  until = performance.now() + ms;
   timer = setTimeout(() => banner.hide(), ms);
 }
 
 export const banner = {
   onHide: null, // called once the banner is gone (the match-end screen waits for it)
-  // Shorter from now on (the match is over: its screen follows the banner).
-  shorten(ms) { if (!box().hidden) keep(ms); },
+  // Gone within `ms` from now, never later than it would have gone (the match-end screen, or the
+  // huddle, follows the banner: one after the other, never one over the other).
+  shorten(ms) { if (!box().hidden && performance.now() + ms < until) keep(ms); },
+  shown() { return !box().hidden; },
   call(title, sub = "") {
     const b = box();
     b.innerHTML = "";

@@ -1,13 +1,15 @@
 // Keyboard play: every move of a hand is one key away (listed in the help overlay, "?").
 import { banner } from "./banner.js";
+import { paletteShown } from "./camera.js";
 import { $, h } from "./dom.js";
 import { agreeDraft } from "./huddle.js";
 import { render } from "./render.js";
 import { lookAt, lookKey } from "./looks.js";
 import { send, sendAction } from "./socket.js";
 import { setMuted, muted } from "./sound.js";
-import { S, callWords, rules } from "./state.js";
-import { actionList, clickCard, renderActions, renderCards } from "./table.js";
+import { S, callWords } from "./state.js";
+import { captionsOn, setCaptions } from "./people.js";
+import { actionList, clickCard, closePicker, pickerKey, renderActions, renderCards, togglePalette } from "./table.js";
 
 // The list, in the table's own call words once a room is open.
 export function keyList(words = { kemps: "Kemps", stop: "Stop Kemps" }) {
@@ -17,17 +19,19 @@ export function keyList(words = { kemps: "Kemps", stop: "Stop Kemps" }) {
     ["A S D F", "pick one of your cards (H: a fifth one you hold)"],
     ["", "picking one of each swaps them; Esc clears"],
     ["K", `call ${words.kemps}: your partner holds four of a kind`],
-    ["L", `call ${words.stop}: an opponent holds four of a kind (then 1, 2… to say whom)`],
+    ["L", `call ${words.stop}: an opponent holds four of a kind (then Shift+1, Shift+2… to say whom: the player that many places to your left)`],
     ["Shift+K / Shift+L", "double calls, where the rules allow them"],
     ["G / Shift+G", "make your pair's signal (first / second)"],
+    ["E", "the other gestures (decoys): open or close the palette"],
     ["Z", "stall: nobody wants the middle (or Sweep, Fresh middle)"],
     ["X", "object to a stall: you still want a card there"],
     ["O", "Go! (the dealer, on a Go start)"],
     ["P", "pick up / lay down (tables that hold a fifth card)"],
-    ["Shift+1 Shift+2 …", "look at the player 1, 2… places to your left (tables where looks count; or point at them)"],
+    ["Shift+1 Shift+2 …", "look at the player 1, 2… places to your left (or point at them): they are drawn large"],
     ["C / V", "look at the middle / at your cards"],
     ["R", "Ready, in the huddle;  Shift+A: agree the ticked signals"],
     ["M", "sound on or off"],
+    ["N", "captions on or off: each gesture you see written on the person"],
     ["?", "this list"],
   ];
 }
@@ -62,24 +66,23 @@ export function wireKeys() {
     if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
     const key = ev.key;
     if (key === "Escape") {
-      S.selHand = []; S.selMid = []; $("picker").hidden = true; toggleHelp(false); banner.hide();
+      S.selHand = []; S.selMid = []; closePicker(); togglePalette(false); toggleHelp(false); banner.hide();
       if (S.view) { renderCards(); renderActions(); }
       return;
     }
     if (key === "?") { toggleHelp(); ev.preventDefault(); return; }
     if (key === "m" || key === "M") { setMuted(!muted()); return; }
+    if (key === "n" || key === "N") { setCaptions(!captionsOn()); return; }
     if (document.body.dataset.screen !== "game" || !S.view) return;
-    // Looking (attention tables), for players and spectators alike.
-    const look = rules().attention ? lookKey(ev) : undefined;
+    // Whom to stop, while the choice is open: Shift+1..9, the player that many places to your
+    // left (the key on their person); the middle's keys 1-4 stay the middle's.
+    const pick = pickerKey(ev);
+    if (pick) { pick.click(); ev.preventDefault(); return; }
+    // Looking, for players and spectators alike (at a table without attention: who is drawn large).
+    const look = lookKey(ev);
     if (look !== undefined) { lookAt(look); ev.preventDefault(); return; }
     if (S.view.seat === null) return;
     const v = S.view, lower = key.toLowerCase();
-    const picker = $("picker");
-    if (!picker.hidden && /^[1-9]$/.test(key)) {
-      const b = picker.querySelector(`[data-pick="${key}"]`);
-      if (b) { b.click(); ev.preventDefault(); }
-      return;
-    }
     let done = false;
     if (key in MIDDLE && v.middle[MIDDLE[key]]) { clickCard("middle", v.middle[MIDDLE[key]]); done = true; }
     else if (!ev.shiftKey && lower in HAND && v.hand[HAND[lower]]) { clickCard("hand", v.hand[HAND[lower]]); done = true; }
@@ -89,7 +92,8 @@ export function wireKeys() {
     else if (lower === "x") done = runAction("object");
     else if (lower === "o") done = runAction("go");
     else if (lower === "p") done = runAction("hold");
-    else if (lower === "g") {
+    else if (lower === "e" && !ev.shiftKey && !$("gestures-toggle").hidden) { togglePalette(); done = true; }
+    else if (lower === "g" && paletteShown()) {
       const g = v.signals[ev.shiftKey ? 1 : 0];
       if (g && v.phase !== "over") { sendAction({ type: "gesture", gesture: g }); done = true; }
     } else if (lower === "r" && v.phase === "huddle") { send({ type: "ready" }); done = true; }

@@ -1,7 +1,9 @@
 // The room's lobby: seats around a small table, the pairs, bots, spectators, the rules.
+import { renderListed } from "./tables.js";
 import { $, h } from "./dom.js";
 import { fillPairs, fillPresetSelect, optionsEditor, presetTitle } from "./options.js";
 import { render } from "./render.js";
+import { bindName, playerKey } from "./player.js";
 import { connect } from "./socket.js";
 import { S, forgetToken, isHost, rules, saveToken, setRoom } from "./state.js";
 import { narrowQuery, seatPos } from "./table.js";
@@ -17,6 +19,7 @@ export function rulesBody() {
   const preset = S.presets && S.presets[r.name] ? r.name : "pagat";
   const pairs = r.pairs;
   delete r.name; delete r.pairs;
+  if (S.room && S.room.camera) delete r.attention; // off at a camera table (the server's rule)
   return { preset, pairs, options: r };
 }
 export async function putRules(body) {
@@ -83,6 +86,7 @@ export function renderLobby() {
   const sp = room.spectators || { allowed: true, watching: 0, max: 0 };
   $("spectators-allowed").checked = sp.allowed;
   $("spectators-allowed").disabled = !host;
+  renderListed(room, host);
   $("spectators-count").textContent = sp.allowed ? `${sp.watching} watching (at most ${sp.max})` :
     host ? "only seated players can open the table" : "the host allows no spectators";
   const hostName = room.seats[room.host_seat] ? room.seats[room.host_seat].name : "the host";
@@ -105,6 +109,21 @@ export function renderLobby() {
   optionsEditor($("lobby-options"), r, host && room.status === "lobby" ? (k, v) => {
     const body = rulesBody(); body.options[k] = v; putRules(body);
   } : null, changed);
+  renderCameraChoice(host);
+}
+
+// The camera setting and one line on what it means here (docs/camera.md).
+function renderCameraChoice(host) {
+  const room = S.room, box = $("lobby-camera");
+  box.checked = !!room.camera;
+  box.disabled = !host || room.status !== "lobby";
+  box.closest("label").hidden = !host && !room.camera;
+  const attention = $("lobby-options-attention");
+  if (attention && room.camera) { attention.disabled = true; attention.title = "Off at a camera table: people look where they look"; }
+  const silent = !(room.rules.heard_signals && room.rules.table_chat);
+  $("lobby-camera-line").textContent = room.camera
+    ? `You play on video (the camera and microphone are asked for when you sit). Signals are real, so there is no gesture palette; each pair's huddle is private; fake-signal rules are your honour. ${silent ? "These rules ban heard signals or talk: microphones are off during each hand, on between hands. " : ""}Bots cannot see cameras: they are drawn and signal with gestures, and so does a player whose partner is a bot. Spectators see no video.`
+    : "Camera table: play with your own faces on video; signals are real (no gesture palette) and each pair's huddle is private.";
 }
 
 async function takeSeat(seat) {
@@ -112,7 +131,8 @@ async function takeSeat(seat) {
   if (!name) { toast("Type your name first."); $("lobby-name").focus(); return; }
   localStorage.setItem("kemps.name", name);
   try {
-    const r = await api("POST", `/api/rooms/${S.code}/seats`, { seat, name });
+    const r = await api("POST", `/api/rooms/${S.code}/seats`, { seat, name, player_key: playerKey() });
+    bindName(name);
     saveToken(S.code, r.seat, r.token);
     S.token = r.token; S.seat = r.seat; setRoom(r.room);
     render();

@@ -5,13 +5,13 @@
 import { cardShort, cardsShort } from "./cards.js";
 import { $, h } from "./dom.js";
 import { banner } from "./banner.js";
-import { reducedMotion, showGesture, showMoved } from "./people.js";
+import { captionsOn, showGesture, showMoved } from "./people.js";
 import { play } from "./sound.js";
 import { S, callWords, gestureLabel, gestureShort, nameOf, pairMembers, rules, setClock } from "./state.js";
 
 const LOG_MAX = 120;
 const CLASS = { hand_dealt: "sep", hand_ended: "sep", match_ended: "sep", called: "call",
-  signals_agreed: "secret", chatted: "chat", table_talk_ruled: "wrong" };
+  signals_agreed: "secret", signals_proposed: "secret", signals_declined: "secret", chatted: "chat", table_talk_ruled: "wrong" };
 
 export function logLine(text, cls = "") {
   const ol = $("log");
@@ -53,12 +53,13 @@ function saw(seat, gesture, heard) {
   S.saw.push(`${nameOf(seat)} ${gestureLabel(gesture)}${heard ? " (heard)" : ""}`);
   if (S.saw.length > 12) S.saw.shift();
 }
-// The gesture on the person; at an attention table a caption only where motion is reduced (and
-// heard gestures as before: everyone hears them), at any other table the bubble as always.
+// The gesture on the person; at an attention table a caption only with captions on (the CC
+// button, or reduced motion), and heard gestures as before (everyone hears them); at any other
+// table the caption as always.
 function gestureShown(seat, gesture, heard) {
   showGesture(seat, gesture, heard);
   if (!rules().attention || heard) bubble(seat, gestureLabel(gesture), heard ? "heard" : "seen");
-  else if (reducedMotion()) bubble(seat, gestureLabel(gesture), "caption");
+  else if (captionsOn()) bubble(seat, gestureLabel(gesture), "caption");
 }
 
 // `live`: the events just happened (bubbles, banner, sounds); false when replaying the log a

@@ -16,6 +16,9 @@ let lastSent = -1e9;
 let lastAsked = null; // the place of the last look sent
 let spectatorBefore = null; // a spectator's look before the one sent, should it be refused
 const lookIds = new Set();
+let focusChanged = null;
+/** `fn` is called when this page's own focus changes at a table without attention. */
+export function onFocus(fn) { focusChanged = fn; }
 
 export const attentionTable = () => !!(rules().attention && S.view);
 const inHand = () => S.view && (S.view.phase === "dealt" || S.view.phase === "play");
@@ -30,6 +33,14 @@ export function myLook() {
 
 /** Ask to look at `at` (a seat, "middle" or "hand"): sent now, or when the gap allows. */
 export function lookAt(at) {
+  // A table without attention: looking is only this page's (the player drawn large), told to no one.
+  if (S.view && !rules().attention) {
+    if (typeof at === "number" && at !== S.view.seat && at < S.view.names.length && S.focus !== at) {
+      S.focus = at;
+      if (focusChanged) focusChanged();
+    }
+    return;
+  }
   if (!attentionTable() || !inHand()) return;
   const v = S.view;
   if (at === v.seat || (v.seat === null && at === "hand")) return;
@@ -97,14 +108,23 @@ export function lookKeyFor(seat) {
   return k >= 1 && k <= 9 ? `⇧${k}` : "";
 }
 
+// Where the mouse last was (page pixels). A person box that grows or a seat that moves under a
+// mouse that stays still also gives a "pointerenter" (the browser's own move when the layout
+// changes): that is not the person pointing, and must not turn their look (a click on a person
+// drawn large put the middle under the pointer, and the look went back to the middle).
+let pointer = null;
+document.addEventListener("pointermove", (ev) => { pointer = [ev.clientX, ev.clientY]; }, true);
+document.addEventListener("pointerdown", (ev) => { pointer = [ev.clientX, ev.clientY]; }, true);
+const pointerStill = (ev) => pointer !== null && pointer[0] === ev.clientX && pointer[1] === ev.clientY;
+
 /** Pointing: a hover that stays a moment, or a tap, turns your look to `at`. */
 export function wireLook(el, at) {
   let hover = null;
   el.addEventListener("pointerenter", (ev) => {
-    if (ev.pointerType !== "mouse" || !attentionTable()) return;
+    if (ev.pointerType !== "mouse" || !S.view || pointerStill(ev)) return;
     clearTimeout(hover);
     hover = setTimeout(() => lookAt(typeof at === "function" ? at() : at), HOVER_MS);
   });
   el.addEventListener("pointerleave", () => clearTimeout(hover));
-  el.addEventListener("pointerdown", () => { if (attentionTable()) lookAt(typeof at === "function" ? at() : at); });
+  el.addEventListener("pointerdown", () => { if (S.view) lookAt(typeof at === "function" ? at() : at); });
 }

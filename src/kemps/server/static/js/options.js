@@ -1,25 +1,10 @@
 // The rule form, built from the schema the server serves (GET /api/presets "options": each
-// option's group, kind, values, one-line description and seed; kemps.rules). The common options
+// option's group, kind, values, label, one-line description and seed, from its one declaration in
+// kemps.rule_options). The common options
 // come first; the rest are folded by group.
 import { $, h } from "./dom.js";
 import { S } from "./state.js";
 
-const LABEL = {
-  decks: "Decks", heard_signals: "Heard signals (a cough, a word)", table_chat: "Table chat",
-  table_talk: "Table talk", fake_signals: "Fake signals", dealer: "Dealer", start: "Start of play",
-  start_countdown_s: "Start countdown (s)", multi_swap: "Swap several cards at once",
-  hold_limit_s: "Hold a fifth card (s, 0 = atomic swaps)",
-  immune_while_holding: "Immune while holding five", sweep: "Who sweeps a stalled middle",
-  sweep_countdown_s: "Stall countdown (s)", idle_sweep_s: "Idle sweep after (s, 0 = off)",
-  stock_exhausted: "When the stock runs out", stop_target: "Stop call names a",
-  stop_scope: "Stop call on", right_kemps_letters: "Right call letters (3+ pairs)",
-  wrong_call_ends_round: "A wrong call ends the hand", double_calls: "Double calls",
-  double_right: "Right double call scores", double_wrong: "Wrong double call scores",
-  scoring: "Scoring", word: "Word", target: "Target (letters that lose / points that win; 0 = word)",
-  hands: "Hands (0 = no limit)", call_word: "Call word", stop_word: "Stop word",
-  objection_s: "An objection lapses after (s)", double_stop_on: "Double Stop claims",
-  attention: "Attention: where players look counts",
-};
 // What a table talks about before its first hand; everything else is folded. `attention` is on at
 // online tables (the server's default, kemps.server.bodies.ONLINE_DEFAULTS): the host may turn it off.
 export const COMMON = ["attention", "word", "target", "multi_swap", "heard_signals", "stop_target", "double_calls", "hands"];
@@ -71,7 +56,7 @@ function optionRow(container, key, value, info, onChange, changed) {
     onChange(key, v);
   });
   return h("div", { class: `opt ${changed && key in changed ? "changed" : ""}` },
-    h("label", { for: id, text: LABEL[key] || pretty(key) }), input,
+    h("label", { for: id, text: info.label || pretty(key) }), input,
     h("small", { class: "opt-help", text: info.description }));
 }
 

@@ -1,5 +1,6 @@
 // The one WebSocket of this client (docs/protocol.md): connecting, reconnecting, sending actions,
 // and what each server message changes.
+import { cameraRace, onCameraMessage } from "./camera.js";
 import { $ } from "./dom.js";
 import { clearLog, onEvents, refusal } from "./log.js";
 import { lookRefused } from "./looks.js";
@@ -21,7 +22,7 @@ export function connect() {
   const ws = new WebSocket(`${proto}://${location.host}/ws/${S.code}${q}`);
   S.ws = ws;
   setConn("connecting…");
-  ws.onopen = () => { S.retry = 0; setConn("connected", "ok"); };
+  ws.onopen = () => { S.retry = 0; setConn("connected", "ok"); ws.send(JSON.stringify({ type: "lag_pong" })); };
   ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));
   ws.onclose = (ev) => {
     if (S.ws !== ws || !S.wsWanted) return;
@@ -76,7 +77,9 @@ function onMessage(m) {
 export function handleMessage(m) {
   switch (m.type) {
     case "state":
-      if (S.token && m.seat === null) { forgetToken(S.code); S.token = null; }
+      // The referee (seat null, its token good) is told so by the `referee` field.
+      S.referee = "referee" in m ? (m.referee || {}) : null;
+      if (S.token && m.seat === null && !("referee" in m)) { forgetToken(S.code); S.token = null; }
       S.seat = m.seat;
       S.spectatorLook = null; // a new connection: the server keeps no look for it yet
       setRoom(m.room); setClock(m.room.now);
@@ -95,6 +98,7 @@ export function handleMessage(m) {
     case "update":
       if (S.view && typeof m.version === "number" && m.version > S.view.version + 1) send({ type: "sync" });
       S.view = m.view;
+      if (m.referee) S.referee = m.referee;
       onEvents(m.events || []);
       render();
       break;
@@ -103,7 +107,10 @@ export function handleMessage(m) {
       showPaused(!!m.room.paused);
       render();
       break;
+    case "camera_config": case "camera_seats": case "rtc": onCameraMessage(m); break;
     case "paused": showPaused(true, m.message); render(); break;
+    case "lag_ping": send({ type: "lag_pong", id: m.id }); break; // at once: the server times it
+    case "lag": S.lag = m.ms; render(); break;
     case "resumed": showPaused(false); render(); break;
     case "rejected": {
       if (lookRefused(m)) break; // a look too soon or already there: the page tries again quietly
@@ -116,6 +123,7 @@ export function handleMessage(m) {
     }
     case "error":
       if (m.code === "storage_unavailable") { showPaused(true, m.message); break; }
+      if (cameraRace(m)) break; // a video set-up that lost a race: quiet (js/camera.js)
       if (m.code !== "not_seated" || S.token) toast(m.message || "Something went wrong at the server.");
       break;
     default: break;

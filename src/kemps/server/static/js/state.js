@@ -7,7 +7,8 @@ export const S = {
   ws: null, wsWanted: false, retry: 0, clock: { t: 0, at: performance.now() }, paused: false,
   last: {}, bubbleTimers: {}, selHand: [], selMid: [], result: null, recap: [], recapFor: null,
   draft: null, draftDirty: false, flash: {}, handNo: -1, createOptions: {},
-  saw: [], spectatorLook: null, // attention tables: what this page saw in the hand; a spectator's own look
+  saw: [], spectatorLook: null, focus: null, autoReady: null, // focus: the player drawn large at a table without attention (this page's own) // attention tables: what this page saw in the hand; a spectator's own look
+  referee: null, // the referee's part (every hand, contested touches) when this page is the referee (js/referee.js)
   takenBy: {}, partnerSignal: null, lastSignals: null, pending: null, // the swap this seat sent and has no answer for yet: {take, give, id}
 };
 

@@ -1,32 +1,20 @@
 // The table: the seats around the felt, the middle, your hand, your calls and your signal.
+import { lagText } from "./tables.js";
 import { cardFace, cardName, cardShort, fourOfAKind, parseCard } from "./cards.js";
 import { $, h } from "./dom.js";
+import { paletteShown } from "./camera.js";
 import { renderHuddle } from "./huddle.js";
 import { lookKeyFor, myLook, wireLook } from "./looks.js";
-import { personEl, updatePeople } from "./people.js";
+import { updatePeople } from "./people.js";
+import { buildSeats, seatPos, setNear } from "./seats.js";
 import { renderMatchEnd, renderResult } from "./result.js";
 import { render } from "./render.js";
-import { sendAction, sendSwap } from "./socket.js";
+import { send, sendAction, sendSwap } from "./socket.js";
 import { api, toast } from "./ui.js";
 import { S, allowedGestures, callWords, dealerName, gestureLabel, gestureShort, isHost,
   pairMembers, rules, setRoom, tableNow } from "./state.js";
 
-// Seat positions around an oval: `bottom` at the bottom, then clockwise (the next seat sits on
-// the bottom player's left, i.e. screen left), partners straight across.
-export function seatPos(seat, bottom, n, rx = 41, ry = 38) {
-  const k = (seat - bottom + n) % n;
-  const a = (Math.PI / 2) + (k * 2 * Math.PI) / n;
-  return { x: 50 + rx * Math.cos(a), y: 50 + ry * Math.sin(a) };
-}
-// On a narrow (phone) table the others sit on the upper arc, left to right over the top (still in
-// clockwise order, partner at the top), so the middle has the lower half to itself.
-function seatPosNarrow(seat, bottom, n) {
-  const k = (seat - bottom + n) % n;
-  if (k === 0) return { x: 50, y: 92 };
-  const a = Math.PI + ((k - 1) * Math.PI) / (n - 2);
-  if (n > 4) return { x: 50 + 37 * Math.cos(a), y: 45 + 36 * Math.sin(a) };
-  return { x: 50 + 32 * Math.cos(a), y: 37 + 27 * Math.sin(a) };
-}
+export { seatPos };
 export const narrowQuery = window.matchMedia("(max-width: 600px)");
 narrowQuery.addEventListener("change", () => render());
 
@@ -36,28 +24,14 @@ export function renderGame() {
   const bottom = me !== null ? me : 0;
   const seatsEl = $("seats");
   const narrow = narrowQuery.matches;
-  if (seatsEl.dataset.layout !== `${n}:${bottom}:${narrow}`) {
-    seatsEl.dataset.layout = `${n}:${bottom}:${narrow}`;
-    $("felt").classList.toggle("crowded", narrow && n > 4);
-    $("felt").classList.toggle("packed", n > 12);
-    seatsEl.innerHTML = "";
-    for (let s = 0; s < n; s++) {
-      const pos = narrow && n <= 12 ? seatPosNarrow(s, bottom, n) : seatPos(s, bottom, n, narrow ? 44 : 41, narrow ? 44 : 38);
-      const k = (s - bottom + n) % n;
-      const side = k === 0 ? "bottom" : pos.y < 25 ? "top" : pos.x < 50 ? "left" : "right";
-      const person = personEl(s);
-      wireLook(person, s);
-      const plate = h("div", { class: "plate" },
-        h("span", { class: "dot", "aria-hidden": "true" }),
-        h("span", { class: "seat-name" }));
-      wireLook(plate, s);
-      seatsEl.append(h("div", { class: `seat pair-${s % (n / 2)} side-${side}`, "data-seat": s, style: `left:${pos.x}%;top:${pos.y}%` },
-        h("div", { class: "who" }, person, h("div", { class: "nameplate" }, plate, h("div", { class: "tags" })),
-          h("kbd", { class: "key person-key", "aria-hidden": "true" })),
-        h("div", { class: "seat-cards" }),
-        h("div", { class: "last" }),
-        h("div", { class: "bubble", role: "status" })));
-    }
+  buildSeats(seatsEl, $("felt"), { n, bottom, narrow, wire: (el, s) => {
+    wireLook(el.querySelector(".person-box"), s);
+    wireLook(el.querySelector(".plate"), s);
+  } });
+  // "Play against bots": Ready at once for the first deal (the huddle can still be used later).
+  if (S.autoReady === S.code && me !== null && v.phase === "huddle" && room.seats[me] && !room.seats[me].ready) {
+    S.autoReady = null;
+    send({ type: "ready" });
   }
   const looking = myLook();
   const where = (at) => (at === "middle" ? "the middle" : at === "hand" ? "their cards" : typeof at === "number" ? v.names[at] : null);
@@ -75,7 +49,11 @@ export function renderGame() {
     if (v.holding.includes(s)) tags.push("holding five");
     // Attention tables: who looks at you (everyone sees every look).
     if (r.attention && me !== null && s !== me && v.looks && v.looks[s] === me) tags.push("looks at you");
-    el.querySelector(".seat-name").textContent = v.names[s];
+    // A person who took a bot's seat between hands (an open table) is named as the room seats
+    // them; the match's own names (its record's, the log's) keep the bot's until it ends.
+    el.querySelector(".seat-name").textContent = (seatInfo.kind === "human" && seatInfo.name) || v.names[s];
+    const lag = el.querySelector(".lag");
+    if (lag) lag.textContent = lagText(s);
     const tagEl = el.querySelector(".tags");
     tagEl.innerHTML = "";
     const tagTitle = { away: `Gone from the table: after ${room.away_grace_s || 30} s a bot plays for them until they return`,
@@ -84,6 +62,7 @@ export function renderGame() {
     el.classList.toggle("me", s === me);
     el.classList.toggle("partner", me !== null && s === v.partner);
     el.classList.toggle("dealer", s === v.dealer);
+    el.classList.toggle("looks-at-me", tags.includes("looks at you"));
     const cards = el.querySelector(".seat-cards");
     cards.innerHTML = "";
     const shown = v.revealed[String(s)];
@@ -101,7 +80,7 @@ export function renderGame() {
     const at = r.attention && v.looks && v.looks.length ? where(v.looks[s]) : null;
     el.setAttribute("aria-label", `${v.names[s]}${tags.length ? `, ${tags.join(", ")}` : ""}${at ? `, looks at ${at}` : ""}`);
     // A hover or a tap on a player (person or plate) turns your look to them (js/looks.js).
-    const plate = el.querySelector(".plate"), who = el.querySelector(".who");
+    const plate = el.querySelector(".plate"), who = el.querySelector(".person-box");
     const lookable = !!(r.attention && s !== me);
     who.classList.toggle("lookable", lookable);
     plate.classList.toggle("lookable", lookable);
@@ -131,6 +110,21 @@ export function renderGame() {
   $("middle").classList.toggle("looked-at", !!(r.attention && looking === "middle"));
   $("hand").classList.toggle("looked-at", !!(r.attention && looking === "hand"));
   updatePeople(r.attention && v.looks && v.looks.length ? v.looks : null);
+  setNear(seatsEl, nearSeat());
+}
+
+/** The player drawn large: the one you look at (attention tables: your look as the table knows
+ * it, so what is large is what you can see); elsewhere the one you last pointed at, your partner
+ * at first. */
+export function nearSeat() {
+  const v = S.view;
+  if (!v) return null;
+  if (rules().attention) {
+    const at = myLook();
+    return typeof at === "number" && at !== v.seat ? at : null;
+  }
+  if (typeof S.focus === "number" && S.focus !== v.seat && S.focus < v.names.length) return S.focus;
+  return v.seat === null ? null : v.partner;
 }
 
 function focusKey() {
@@ -228,7 +222,7 @@ function hintText() {
   if (four && !S.selHand.length && !S.selMid.length) {
     hintIsNudge = true;
     const rank = parseCard(`${four}C`).rank;
-    return v.signals.length
+    return v.signals.length && paletteShown()
       ? `You hold four ${rank}s! Give your partner your signal (${gestureShort(v.signals[0])}, key G) so they call ${callWords().kemps}, before anyone stops you.`
       : `You hold four ${rank}s! Your partner should call ${callWords().kemps} — catch their eye.`;
   }
@@ -381,6 +375,7 @@ export function actionList() {
 }
 
 export function renderActions() {
+  pickerStillFits();
   const bar = $("actions");
   bar.innerHTML = "";
   for (const a of actionList()) {
@@ -393,13 +388,30 @@ export function renderActions() {
 }
 
 // Whom a Stop call can be on: the view lists it, from the engine's own rule (kemps.scoring).
+// Each target's key is Shift and how many places to your left they sit (a pair: its nearer
+// player), as on their person; the middle's keys 1-4 stay the middle's while the choice is open.
 function stopTargets(kind) {
-  const v = S.view;
+  const v = S.view, n = v.names.length;
   const legal = v.legal || {};
   const listed = kind === "stop" ? legal.stop : legal.double_stop;
+  const place = (s) => (s - v.seat + n) % n;
   return (listed || []).map((t) => (t.on_seat !== null
-    ? { label: v.names[t.on_seat], action: { on_seat: t.on_seat } }
-    : { label: pairMembers(t.on_pair), action: { on_pair: t.on_pair } }));
+    ? { label: v.names[t.on_seat], action: { on_seat: t.on_seat }, k: place(t.on_seat) }
+    : { label: pairMembers(t.on_pair), action: { on_pair: t.on_pair }, k: Math.min(place(t.on_pair), place(t.on_pair + n / 2)) }));
+}
+
+let pickerFor = null; // the phase and hand the open choice belongs to
+export function closePicker() { $("picker").hidden = true; pickerFor = null; }
+/** The picker's button for a Shift+digit key, while the choice is open; else null. */
+export function pickerKey(ev) {
+  const picker = $("picker");
+  if (picker.hidden || !ev.shiftKey || !/^Digit[1-9]$/.test(ev.code || "")) return null;
+  return picker.querySelector(`[data-pick="${ev.code.slice(5)}"]`);
+}
+// The choice belongs to the moment it was opened for: any change of phase or hand closes it.
+function pickerStillFits() {
+  const v = S.view;
+  if (pickerFor && (!v || v.phase !== pickerFor.phase || v.hand_no !== pickerFor.hand)) closePicker();
 }
 
 export function call(kind) {
@@ -410,31 +422,43 @@ export function call(kind) {
   const word = callWords()[kind];
   picker.innerHTML = "";
   picker.append(h("span", { class: "picker-q", text: `${word} on:` }));
-  targets.forEach((t, i) => picker.append(h("button", { type: "button", class: "call stop", "aria-label": `${word} on ${t.label}`, "data-pick": i + 1,
-    onclick: () => { picker.hidden = true; sendAction({ type: "call", kind, ...t.action }); } }, t.label, h("kbd", { class: "key", "aria-hidden": "true", text: String(i + 1) }))));
-  picker.append(h("button", { type: "button", onclick: () => { picker.hidden = true; }, text: "Cancel (Esc)" }));
+  for (const t of targets) picker.append(h("button", { type: "button", class: "call stop", "aria-label": `${word} on ${t.label} (Shift+${t.k})`, "data-pick": t.k,
+    onclick: () => { closePicker(); sendAction({ type: "call", kind, ...t.action }); } }, t.label, h("kbd", { class: "key", "aria-hidden": "true", text: `⇧${t.k}` })));
+  picker.append(h("button", { type: "button", onclick: closePicker, text: "Cancel (Esc)" }));
   picker.hidden = false;
+  pickerFor = { phase: S.view.phase, hand: S.view.hand_no };
   picker.querySelector("button").focus();
 }
 
 // Your pair's signals sit beside the calls, apart from the other gestures, so a stray click on
-// the first gesture does not draw your partner's call; the others (decoys) are one row below.
+// the first gesture does not draw your partner's call; the others (decoys) are in a palette that
+// opens over the table's foot (the Gestures button, key E), every one of them in view.
+export function togglePalette(show) {
+  const box = $("gestures"), button = $("gestures-toggle");
+  const open = show === undefined ? box.hidden : !!show;
+  box.hidden = !open || button.hidden;
+  button.setAttribute("aria-expanded", String(!box.hidden));
+  if (!box.hidden) { const first = box.querySelector("button"); if (first) first.focus(); }
+}
+
 export function renderGestures() {
-  const v = S.view, box = $("gestures"), mine = $("my-signal");
+  const v = S.view, box = $("gestures"), mine = $("my-signal"), toggle = $("gestures-toggle");
   const me = v.seat;
-  const key = `${me}:${rules().heard_signals}:${v.signals.join(",")}:${v.phase === "over"}`;
+  const key = `${me}:${rules().heard_signals}:${v.signals.join(",")}:${v.phase === "over"}:${paletteShown()}`;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.innerHTML = "";
   mine.innerHTML = "";
-  if (me === null || v.phase === "over") return;
+  toggle.hidden = me === null || v.phase === "over" || !paletteShown(); // a camera table: real signals
+  if (toggle.hidden) { togglePalette(false); return; }
   const allowed = allowedGestures();
   const button = (g, secret, i) => {
     const kind = S.gestures[g].kind;
     return h("button", { type: "button", class: `gesture ${kind} ${secret ? "secret" : ""}`, "data-gesture": g,
       "aria-label": `Gesture: ${gestureLabel(g)}${secret ? " (your pair's signal)" : ""}`,
-      title: secret ? `Your pair's secret signal (key ${i === 0 ? "G" : "⇧G"})` : gestureLabel(g),
-      onclick: () => sendAction({ type: "gesture", gesture: g }) }, kind === "heard" ? "♪ " : "", gestureShort(g),
+      title: secret ? `Your pair's secret signal (key ${i === 0 ? "G" : "⇧G"})` : `${gestureLabel(g)}${kind === "heard" ? " (everyone hears it)" : ""}`,
+      onclick: () => { sendAction({ type: "gesture", gesture: g }); if (!secret) togglePalette(false); } },
+    kind === "heard" ? "♪ " : "", gestureShort(g),
     secret ? " ★" : "", secret && i < 2 ? h("kbd", { class: "key", "aria-hidden": "true", text: i === 0 ? "G" : "⇧G" }) : "");
   };
   const secret = allowed.filter((g) => v.signals.includes(g));
@@ -442,7 +466,6 @@ export function renderGestures() {
     mine.append(h("span", { class: "gestures-title", text: "Your signal:" }));
     secret.forEach((g, i) => mine.append(button(g, true, i)));
   } else mine.append(h("span", { class: "gestures-title muted", text: "No signal agreed" }));
-  box.append(h("span", { class: "gestures-title", text: "Other gestures:" }));
   for (const g of allowed.filter((x) => !v.signals.includes(x))) box.append(button(g, false, -1));
 }
 
